@@ -1,0 +1,25 @@
+//! efix: turn a failing command into a proven fix.
+//!
+//! The library owns everything; `main.rs` only sets up logging, calls [`run`] and turns the
+//! result into an exit code. Modules follow the data flow of ARCHITECTURE §2:
+//! `cli -> config -> pipeline/{reproduce,localize,fix,prevent,prove} -> report`, with `runner`,
+//! `patch`, `policy`, `engine`, `evidence`, `git` and `testreport` beside it.
+
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod evidence;
+pub mod exit;
+pub mod git;
+pub mod localize;
+pub mod patch;
+pub mod pipeline;
+pub mod policy;
+pub mod report;
+pub mod runner;
+pub mod testreport;
+
+mod app;
+
+pub use app::run;
+pub use exit::ExitStatus;

@@ -1,0 +1,1 @@
+//! Command policy: argv splitting with shlex and the program allowlist.
