@@ -97,14 +97,79 @@ pub fn run(spec: &CommandSpec, settings: &RunnerSettings) -> Result<Outcome, Run
     todo!("runner helper implements this")
 }
 
+/// Names passed to every child unless dropped by [`is_never_passed`].
+pub const DEFAULT_ENV_PASS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "TERM",
+    "TMPDIR",
+    "CI",
+    "TZ",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "GOPATH",
+    "GOCACHE",
+    "GOMODCACHE",
+    "GOROOT",
+    "VIRTUAL_ENV",
+    "PYENV_ROOT",
+    "NODE_PATH",
+    "JAVA_HOME",
+];
+
+/// Whether a variable is never handed to a child, even when listed explicitly.
+pub fn is_never_passed(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_OUTPUT",
+        "GITHUB_STATE",
+        "GITHUB_STEP_SUMMARY",
+    ];
+    const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
+    const FRAGMENTS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD"];
+    let upper = name.to_ascii_uppercase();
+    EXACT.contains(&upper.as_str())
+        || PREFIXES.iter().any(|p| upper.starts_with(p))
+        || FRAGMENTS.iter().any(|f| upper.contains(f))
+}
+
+fn is_passed(name: &str, extra_pass: &[String]) -> bool {
+    DEFAULT_ENV_PASS.contains(&name)
+        || name.starts_with("LC_")
+        || extra_pass.iter().any(|extra| extra == name)
+}
+
 /// Build the child environment from efix's own environment: cleared, then the pass-through
-/// list plus `extra_pass`; returns the environment and the names that were dropped.
+/// list plus `extra_pass`; returns the environment and the listed names that were dropped
+/// because they look like credentials.
 pub fn child_env(
     parent: impl IntoIterator<Item = (OsString, OsString)>,
     extra_pass: &[String],
 ) -> (Vec<(OsString, OsString)>, Vec<String>) {
-    let _ = (parent.into_iter().count(), extra_pass);
-    todo!("runner helper implements this")
+    let mut env = Vec::new();
+    let mut dropped = Vec::new();
+    for (name, value) in parent {
+        let Some(text) = name.to_str() else { continue };
+        if !is_passed(text, extra_pass) {
+            continue;
+        }
+        if is_never_passed(text) {
+            tracing::warn!(name = text, "not passing a credential-like variable to commands");
+            dropped.push(text.to_owned());
+            continue;
+        }
+        env.push((name, value));
+    }
+    env.sort();
+    dropped.sort();
+    (env, dropped)
 }
 
 /// Make efix non-dumpable so children cannot read `/proc/<pid>/environ`.
