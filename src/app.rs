@@ -1,11 +1,364 @@
-//! Dispatch of the parsed command line to the areas that do the work.
+//! Dispatch of the parsed command line to the areas that do the work, and the mapping of
+//! their results to exit codes. The only place that turns errors into messages.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
 
 use crate::ExitStatus;
+use crate::cli::{Cli, Command, ConfigCommand, EngineArg, RunArgs, SchemaKind};
+use crate::config::{self, Config, EngineKind, Env, Overrides};
+use crate::engine::Engine;
+use crate::engine::replay::ReplayEngine;
+use crate::pipeline::{self, Checkpoint, RunOptions, signals};
+use crate::report::{self, Reporter};
+use crate::runner::{self, CommandSpec};
 
 /// Run efix with the given process arguments and return the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
-    let _ = args.into_iter().count();
-    ExitStatus::Usage
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let status = if err.use_stderr() { ExitStatus::Usage } else { ExitStatus::Success };
+            let _ = err.print();
+            return status;
+        }
+    };
+    let env = Env::capture();
+    let non_dumpable = runner::harden_self();
+    tracing::debug!(non_dumpable, "hardened the efix process");
+    match cli.command {
+        Command::Run(args) => run_command(args, &env),
+        Command::Demo(args) => demo(args.artifacts, &env),
+        Command::Exec(args) => exec(args, &env),
+        Command::Patch(args) => patch(args, &env),
+        Command::Config(ConfigCommand::Check { file }) => config_check(file, &env),
+        Command::Schema(args) => {
+            report::stdout(&match args.which {
+                SchemaKind::Config => config::schema_json(),
+                SchemaKind::Evidence => crate::evidence::schema_json(),
+                SchemaKind::Replay => crate::engine::replay::schema_json(),
+            });
+            ExitStatus::Success
+        }
+        Command::Verify(args) => verify(&args.artifacts, &env),
+    }
+}
+
+fn github_actions(env: &Env) -> bool {
+    env.get("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// Load and resolve the configuration for `repo`; errors are printed and mapped to exit 2.
+fn resolve(
+    repo: &Path,
+    explicit: Option<&Path>,
+    overrides: &Overrides,
+    env: &Env,
+) -> Result<Config, ExitStatus> {
+    let file = config::load(repo, explicit).map_err(|err| {
+        report::error(&err);
+        ExitStatus::Usage
+    })?;
+    let config = Config::resolve(file, overrides, env).map_err(|err| {
+        report::error(&err);
+        ExitStatus::Usage
+    })?;
+    for name in &config.env_dropped {
+        report::message(&format!(
+            "efix: warning: not passing {name} to commands: it looks like a credential"
+        ));
+    }
+    Ok(config)
+}
+
+fn exec(args: crate::cli::ExecArgs, env: &Env) -> ExitStatus {
+    let repo = args.repo.unwrap_or_else(cwd);
+    let overrides = Overrides {
+        repo: repo.clone(),
+        command_timeout: args.timeout_seconds.map(Duration::from_secs),
+        ..Overrides::default()
+    };
+    let config = match resolve(&repo, args.config.as_deref(), &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    if let Err(refusal) = crate::policy::command::check_argv(&args.argv, &config.allow) {
+        report::message(&format!("efix: refused: {} [{}]", refusal.message, refusal.rule));
+        return ExitStatus::PolicyRefused;
+    }
+    let spec = CommandSpec { argv: args.argv, cwd: repo, timeout: config.command_timeout };
+    signals::install();
+    match runner::run_cancellable(&spec, &config.runner, &signals::CANCEL) {
+        Ok(outcome) => {
+            report::stdout(&serde_json::to_string_pretty(&outcome).unwrap_or_default());
+            ExitStatus::Success
+        }
+        Err(err) => {
+            report::error(&err);
+            ExitStatus::Usage
+        }
+    }
+}
+
+fn patch(args: crate::cli::PatchArgs, env: &Env) -> ExitStatus {
+    let overrides = Overrides { repo: args.repo.clone(), ..Overrides::default() };
+    let config = match resolve(&args.repo, args.config.as_deref(), &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let mut raw = String::new();
+    if let Err(err) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut raw) {
+        report::message(&format!("efix: error: failed to read the model output on stdin: {err}"));
+        return ExitStatus::Usage;
+    }
+    let mode = if args.check { crate::patch::Mode::Check } else { crate::patch::Mode::Write };
+    match crate::patch::process(&args.repo, &raw, &config.patch, mode) {
+        Ok(result) => {
+            report::stdout(&serde_json::to_string_pretty(&result).unwrap_or_default());
+            match result.outcome {
+                crate::patch::PatchOutcome::Rejected => ExitStatus::NoProvenFix,
+                _ => ExitStatus::Success,
+            }
+        }
+        Err(err) => {
+            report::error(&err);
+            ExitStatus::Usage
+        }
+    }
+}
+
+fn config_check(file: Option<PathBuf>, env: &Env) -> ExitStatus {
+    let repo = cwd();
+    let overrides = Overrides { repo: repo.clone(), ..Overrides::default() };
+    let explicit = file.or_else(|| Some(repo.join(".efix.yml")));
+    match resolve(&repo, explicit.as_deref(), &overrides, env) {
+        Ok(config) => {
+            report::stdout(&config::check_summary(&config));
+            ExitStatus::Success
+        }
+        Err(status) => status,
+    }
+}
+
+fn engine_kind(arg: EngineArg) -> EngineKind {
+    match arg {
+        EngineArg::Openai => EngineKind::Openai,
+        EngineArg::Acp => EngineKind::Acp,
+        EngineArg::Replay => EngineKind::Replay,
+    }
+}
+
+/// Build the engine the configuration asks for.
+fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine>, ExitStatus> {
+    match config.engine {
+        EngineKind::Replay => {
+            let Some(path) = replay else {
+                report::message(
+                    "efix: error: --engine replay needs --replay FILE (a replay file; see `efix \
+                     schema replay`)",
+                );
+                return Err(ExitStatus::Usage);
+            };
+            ReplayEngine::from_path(path).map(|e| Box::new(e) as Box<dyn Engine>).map_err(|err| {
+                report::error(&err);
+                ExitStatus::Usage
+            })
+        }
+        other => {
+            report::message(&format!(
+                "efix: error: the {} engine is not available in this build yet; use --engine \
+                 replay --replay FILE",
+                other.as_str()
+            ));
+            Err(ExitStatus::Usage)
+        }
+    }
+}
+
+fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
+    let resume = match &args.resume {
+        Some(dir) => match Checkpoint::load(dir) {
+            Ok(checkpoint) => Some(checkpoint),
+            Err(err) => {
+                report::error(&err);
+                return ExitStatus::Usage;
+            }
+        },
+        None => None,
+    };
+    let repo = match (&resume, &args.repo) {
+        (_, Some(repo)) => repo.clone(),
+        (Some(checkpoint), None) => checkpoint.repo.clone(),
+        (None, None) => cwd(),
+    };
+    let repo_root = match crate::git::Repo::open(&repo) {
+        Ok(opened) => opened.root,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::Usage;
+        }
+    };
+    let engine_arg = args.engine.map(engine_kind).or_else(|| {
+        resume.as_ref().and_then(|c| match c.engine.kind.as_str() {
+            "replay" => Some(EngineKind::Replay),
+            "openai" => Some(EngineKind::Openai),
+            "acp" => Some(EngineKind::Acp),
+            _ => None,
+        })
+    });
+    let replay =
+        args.replay.clone().or_else(|| resume.as_ref().and_then(|c| c.engine.replay.clone()));
+    let overrides = Overrides {
+        repo: repo_root.clone(),
+        engine: engine_arg.or(replay.as_ref().map(|_| EngineKind::Replay)),
+        run_timeout: args.timeout_seconds.map(Duration::from_secs),
+        max_rounds: args.max_rounds,
+        suites: args.suite.clone(),
+        command_timeout: None,
+    };
+    let explicit = args.config.clone().or_else(|| resume.as_ref().and_then(|c| c.config.clone()));
+    let config = match resolve(&repo_root, explicit.as_deref(), &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let mut engine = match build_engine(&config, replay.as_deref()) {
+        Ok(engine) => engine,
+        Err(status) => return status,
+    };
+    let command = match (&args.repro, &resume) {
+        (Some(command), _) => command.clone(),
+        (None, Some(checkpoint)) => checkpoint.command.clone(),
+        (None, None) => {
+            report::message("efix: error: --repro CMD is required");
+            return ExitStatus::Usage;
+        }
+    };
+    let options = RunOptions {
+        repo: repo_root,
+        command,
+        suites: config.test.required_suites.clone(),
+        artifacts: args.artifacts.clone().or_else(|| args.resume.clone()),
+        dry_run: args.dry_run,
+        repeat: args.repeat,
+        engine: pipeline::EngineSpec {
+            kind: config.engine.as_str().to_owned(),
+            replay: replay.as_ref().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+        },
+    };
+    execute(&options, &config, engine.as_mut(), env, resume)
+}
+
+/// Run the pipeline and print the summary.
+fn execute(
+    options: &RunOptions,
+    config: &Config,
+    engine: &mut dyn Engine,
+    env: &Env,
+    resume: Option<Checkpoint>,
+) -> ExitStatus {
+    signals::install();
+    let reporter = Reporter::new(github_actions(env));
+    match pipeline::run(options, config, engine, reporter, &signals::CANCEL, resume) {
+        Ok((summary, status)) => {
+            report::stdout(&serde_json::to_string_pretty(&summary).unwrap_or_default());
+            status
+        }
+        Err(err @ pipeline::PipelineError::DirtyTree { .. }) => {
+            report::error(&err);
+            ExitStatus::Usage
+        }
+        Err(err) => {
+            report::error(&err);
+            ExitStatus::NoProvenFix
+        }
+    }
+}
+
+fn demo(artifacts: Option<PathBuf>, env: &Env) -> ExitStatus {
+    let scratch = match tempfile::Builder::new().prefix("efix-demo-").tempdir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            report::message(&format!("efix: error: failed to create a scratch directory: {err}"));
+            return ExitStatus::NoProvenFix;
+        }
+    };
+    // The scratch repository is kept so `efix verify` can re-run the recorded commands later.
+    let scratch = scratch.keep();
+    let root = match pipeline::demo::prepare(&scratch) {
+        Ok(root) => root,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::NoProvenFix;
+        }
+    };
+    let artifacts = artifacts.unwrap_or_else(|| cwd().join("efix-artifacts").join("demo"));
+    let artifacts = std::path::absolute(&artifacts).unwrap_or(artifacts);
+    let overrides =
+        Overrides { repo: root.clone(), engine: Some(EngineKind::Replay), ..Overrides::default() };
+    let config = match resolve(&root, None, &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let mut engine = match ReplayEngine::from_str(pipeline::demo::REPLAY_NAME, pipeline::demo::REPLAY) {
+        Ok(engine) => engine,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::NoProvenFix;
+        }
+    };
+    report::message(&format!(
+        "efix demo: `{}` in a scratch copy of examples/demo at {}",
+        pipeline::demo::COMMAND,
+        root.display()
+    ));
+    let options = RunOptions {
+        repo: root,
+        command: pipeline::demo::COMMAND.to_owned(),
+        suites: Vec::new(),
+        artifacts: Some(artifacts.clone()),
+        dry_run: false,
+        repeat: 1,
+        engine: pipeline::EngineSpec { kind: "replay".to_owned(), replay: None },
+    };
+    let status = execute(&options, &config, &mut engine, env, None);
+    report::message(&format!(
+        "efix demo: the PR body is at {}",
+        artifacts.join("pr-body.md").display()
+    ));
+    status
+}
+
+fn verify(artifacts: &Path, env: &Env) -> ExitStatus {
+    let evidence = match pipeline::verify::read_evidence(artifacts) {
+        Ok(evidence) => evidence,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::Usage;
+        }
+    };
+    let root = PathBuf::from(&evidence.repo.root);
+    let overrides = Overrides { repo: root.clone(), ..Overrides::default() };
+    let explicit = evidence.request.config.as_ref().map(PathBuf::from);
+    let config = match resolve(&root, explicit.as_deref(), &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let reporter = Reporter::new(github_actions(env));
+    match pipeline::verify::verify(artifacts, &evidence, &config, reporter) {
+        Ok(result) => {
+            report::stdout(&serde_json::to_string_pretty(&result).unwrap_or_default());
+            if result.holds { ExitStatus::Success } else { ExitStatus::NoProvenFix }
+        }
+        Err(err) => {
+            report::error(&err);
+            ExitStatus::NoProvenFix
+        }
+    }
 }

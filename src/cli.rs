@@ -1,1 +1,163 @@
-//! cli (being written).
+//! The command line (clap definitions only). Behaviour lives in the areas the commands call.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  fixed and proven (other commands: success)
+  1  no proven fix (failure evidence is still written)
+  2  usage or configuration error
+  3  the reproduction command did not fail
+  4  refused by policy before anything ran
+
+Logging: set EFIX_LOG (e.g. EFIX_LOG=debug) for diagnostics on stderr.";
+
+/// efix: turns a failing command into a proven fix and a pull request whose body is built
+/// only from what efix ran and recorded.
+#[derive(Debug, Parser)]
+#[command(name = "efix", version, after_help = EXIT_CODES, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Reproduce a failure, ask the engine for a fix, prove it, write the evidence.
+    #[command(after_help = EXIT_CODES)]
+    Run(RunArgs),
+    /// Run the whole pipeline on the bundled example, offline, with the replay engine.
+    #[command(after_help = EXIT_CODES)]
+    Demo(DemoArgs),
+    /// Run one command through the sandboxed runner and print its outcome as JSON.
+    #[command(after_help = EXIT_CODES)]
+    Exec(ExecArgs),
+    /// Read a model's raw answer on stdin, validate it against the patch contract and apply it.
+    #[command(after_help = EXIT_CODES)]
+    Patch(PatchArgs),
+    /// Check a configuration file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a JSON Schema.
+    Schema(SchemaArgs),
+    /// Re-run the commands recorded in an artifacts directory and confirm the evidence holds.
+    #[command(after_help = EXIT_CODES)]
+    Verify(VerifyArgs),
+}
+
+/// Which engine proposes plans and fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Openai,
+    Acp,
+    Replay,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The failing command to reproduce, e.g. "cargo test -p parser crlf" (split with shell
+    /// quoting rules, never run by a shell).
+    #[arg(long, value_name = "CMD", required_unless_present = "resume")]
+    pub repro: Option<String>,
+    /// The repository to fix (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Configuration file (default: .efix.yml at the repository root, if present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine to use (overrides `engine` in the config and EFIX_ENGINE).
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+    /// Replay file for `--engine replay`.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// A suite that must pass after the fix (repeatable; replaces test.required-suites).
+    #[arg(long, value_name = "CMD")]
+    pub suite: Vec<String>,
+    /// Where to write the artifacts (default: efix-artifacts/ under the repository).
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
+    /// Do everything except leaving the patch applied; artifacts are still written.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Time budget for the whole run, in seconds.
+    #[arg(long, value_name = "N")]
+    pub timeout_seconds: Option<u64>,
+    /// Maximum number of fix rounds (default 3).
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
+    /// Run the reproduction N times; differing outcomes mark it flaky and no fix is claimed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
+    /// Continue an interrupted run from the checkpoint in this artifacts directory.
+    #[arg(long, value_name = "ARTIFACTS_DIR", conflicts_with_all = ["repro", "replay"])]
+    pub resume: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to write the artifacts (default: efix-artifacts/demo under the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Working directory and repository whose .efix.yml applies (default: current directory).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Configuration file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Time limit for the command, in seconds (default: commands.timeout-ms).
+    #[arg(long, value_name = "N")]
+    pub timeout_seconds: Option<u64>,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "ARGV")]
+    pub argv: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The repository to apply the patch to.
+    #[arg(long, value_name = "DIR")]
+    pub repo: PathBuf,
+    /// Validate only; never write.
+    #[arg(long)]
+    pub check: bool,
+    /// Configuration file (paths, diff limits).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a configuration file and print the resolved settings.
+    Check {
+        /// The file to check (default: .efix.yml in the current directory).
+        file: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum)]
+    pub which: SchemaKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    Config,
+    Evidence,
+    Replay,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The artifacts directory of a finished run.
+    #[arg(value_name = "ARTIFACTS_DIR")]
+    pub artifacts: PathBuf,
+}

@@ -15,6 +15,7 @@ pub mod localize;
 pub mod patch;
 pub mod pipeline;
 pub mod policy;
+pub mod prompt;
 pub mod report;
 pub mod runner;
 pub mod testreport;

@@ -1,1 +1,0 @@
-//! engine (being written).

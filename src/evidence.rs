@@ -1,1 +1,0 @@
-//! evidence (being written).

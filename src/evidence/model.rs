@@ -1,0 +1,467 @@
+//! The types of `evidence.json`. Field names are kebab-case; every list is in the order things
+//! happened.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{EngineInfo, FixResponse, Usage};
+use crate::localize::Candidate;
+use crate::policy::Issue;
+use crate::runner::{Outcome, SandboxReport};
+use crate::testreport::TestReport;
+
+/// The version of the evidence format this build writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run of efix, as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Evidence {
+    /// Format version (1).
+    pub schema_version: u32,
+    /// The efix version that recorded this.
+    pub efix_version: String,
+    /// UTC start time, RFC 3339.
+    pub started_at: String,
+    /// UTC end time, RFC 3339; absent while the run is in progress.
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    pub request: RunRequest,
+    pub repo: RepoInfo,
+    pub engine: EngineRecord,
+    /// The isolation actually achieved for the commands (observed on the first command).
+    #[serde(default)]
+    pub sandbox: Option<SandboxReport>,
+    /// Every command efix considered running, with the policy decision and outcome.
+    pub commands: Vec<CommandRecord>,
+    #[serde(default)]
+    pub reproduction: Option<Reproduction>,
+    #[serde(default)]
+    pub localization: Option<Localization>,
+    pub rounds: Vec<Round>,
+    pub result: RunResult,
+    /// The proven change; present only when the result is `fixed`.
+    #[serde(default)]
+    pub fix: Option<FinalFix>,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RunRequest {
+    /// The reproduction command as written.
+    pub command: String,
+    /// Suites that must pass after the fix.
+    pub suites: Vec<String>,
+    /// With no suite configured: the reproduction without its test filter, run before and
+    /// after so a fix that breaks a neighbouring test is caught (it must gain no failure).
+    #[serde(default)]
+    pub derived_suite: Option<String>,
+    /// How many times the reproduction is run to detect flakiness.
+    pub repeat: u32,
+    pub max_rounds: u32,
+    pub dry_run: bool,
+    /// The config file used, if any.
+    #[serde(default)]
+    pub config: Option<String>,
+    /// Whole-run time budget in milliseconds.
+    pub timeout_ms: u64,
+    /// Whether a regression guard was required (`test.required`).
+    pub test_required: bool,
+}
+
+/// The repository the run worked on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RepoInfo {
+    /// Work-tree root.
+    pub root: String,
+    /// HEAD at the start; the base the patch applies to.
+    #[serde(default)]
+    pub base_commit: Option<String>,
+}
+
+/// The engine and every call made to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct EngineRecord {
+    pub info: EngineInfo,
+    pub calls: Vec<EngineCall>,
+}
+
+impl EngineRecord {
+    /// Total tokens reported over all calls (prompt, completion).
+    pub fn tokens(&self) -> Usage {
+        self.calls.iter().filter_map(|call| call.usage).fold(Usage::default(), |sum, u| Usage {
+            prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
+            completion_tokens: sum.completion_tokens + u.completion_tokens,
+        })
+    }
+
+    /// Whether any call reported usage at all.
+    pub fn reports_tokens(&self) -> bool {
+        self.calls.iter().any(|call| call.usage.is_some())
+    }
+}
+
+/// The kind of an engine call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallKind {
+    Plan,
+    Fix,
+}
+
+/// One engine call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct EngineCall {
+    pub kind: CallKind,
+    /// Round number for fix calls.
+    #[serde(default)]
+    pub round: Option<u32>,
+    /// Bytes of the prompt sent.
+    pub prompt_bytes: u64,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    /// Whether the answer came from the checkpoint of an interrupted run instead of the engine.
+    #[serde(default)]
+    pub reused: bool,
+    /// The engine failed to answer; its error.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// The pipeline phase a command belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Reproduce,
+    Prevent,
+    Prove,
+}
+
+/// What a command was run for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Purpose {
+    /// The reproduction command on the original source.
+    Reproduction,
+    /// A required suite on the original source (the baseline for the per-test table).
+    SuiteBaseline,
+    /// The reproduction with only the change's test hunks applied.
+    TestsOnlyReproduction,
+    /// A suite with only the change's test hunks applied.
+    TestsOnlySuite,
+    /// The reproduction with the whole change applied.
+    FixedReproduction,
+    /// A required suite with the whole change applied.
+    FixedSuite,
+}
+
+/// The policy decision on a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PolicyDecision {
+    pub allowed: bool,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// One command efix ran (or refused to run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CommandRecord {
+    /// Index in `commands`, referenced by the phases.
+    pub id: usize,
+    pub phase: Phase,
+    pub purpose: Purpose,
+    /// Round number for prevent and prove commands.
+    #[serde(default)]
+    pub round: Option<u32>,
+    /// The command as written.
+    pub command: String,
+    pub policy: PolicyDecision,
+    /// What happened; absent when the command was refused.
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
+    /// Per-test results parsed from the output, when the runner's format was recognised.
+    #[serde(default)]
+    pub tests: Option<TestReport>,
+}
+
+impl CommandRecord {
+    /// Whether the command ran and exited 0 without timing out.
+    pub fn succeeded(&self) -> bool {
+        self.outcome.as_ref().is_some_and(|o| o.exit_code == Some(0) && !o.timed_out)
+    }
+
+    /// Whether the test runner reported that it executed no test at all.
+    pub fn ran_no_tests(&self) -> bool {
+        self.tests.as_ref().is_some_and(|t| t.tests.is_empty() && t.passed + t.failed == 0)
+    }
+}
+
+/// The Reproduce phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Reproduction {
+    /// Command ids of the reproduction runs.
+    pub runs: Vec<usize>,
+    /// Command ids of the suites' baseline runs.
+    pub suite_baselines: Vec<usize>,
+    /// Whether every run failed (the failure reproduced).
+    pub reproduced: bool,
+    /// Whether runs disagreed.
+    pub flaky: bool,
+    /// Tests the runner reported failing.
+    pub failing_tests: Vec<String>,
+}
+
+/// The Localize phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Localization {
+    /// Deterministic candidates, best first.
+    pub candidates: Vec<Candidate>,
+    /// The engine's hypothesis (the model's words).
+    #[serde(default)]
+    pub hypothesis: Option<String>,
+    /// Focus files the engine asked for that exist in the repository.
+    pub engine_focus: Vec<String>,
+    /// Focus files the engine named that do not exist (ignored).
+    pub engine_focus_unknown: Vec<String>,
+    /// The files whose numbered contents were sent, in order.
+    pub excerpts: Vec<ExcerptRecord>,
+}
+
+/// A file whose numbered contents were sent to the engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ExcerptRecord {
+    pub path: String,
+    pub bytes: u64,
+    pub truncated: bool,
+}
+
+/// One fix round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Round {
+    pub number: u32,
+    /// Engine answers of this round (a contract retry adds a second one).
+    pub attempts: Vec<Attempt>,
+    /// Every check with its result, in order.
+    pub checks: Vec<CheckRecord>,
+    #[serde(default)]
+    pub prevent: Option<Prevent>,
+    #[serde(default)]
+    pub prove: Option<Prove>,
+    /// Blocking issues handed back to the engine.
+    pub issues: Vec<Issue>,
+    pub verdict: RoundVerdict,
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoundVerdict {
+    /// Fix applied, regression guard proven, reproduction and suites pass.
+    Proven,
+    /// The patch was rejected (contract, parse, apply or a check).
+    Rejected,
+    /// The patch applied but the proof failed.
+    ProofFailed,
+    /// The engine answered `NO_CHANGE`.
+    NoChange,
+    /// The engine gave no answer.
+    EngineFailed,
+    /// The run was stopped (budget or signal) during the round.
+    Stopped,
+}
+
+/// One engine answer and what the patch engine made of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Attempt {
+    /// Index of the engine call over the whole run.
+    pub call_index: usize,
+    /// This attempt is the one retry allowed for output that broke the contract.
+    pub contract_retry: bool,
+    pub patch: PatchRecord,
+    /// The model's own explanation (never a result).
+    pub explanation: Explanation,
+}
+
+/// What the patch engine reported for one answer (a copy of `efix patch`'s JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PatchRecord {
+    pub outcome: crate::patch::PatchOutcome,
+    /// Per file and per hunk: the tolerance level used and where it landed.
+    pub files: serde_json::Value,
+    pub issues: Vec<Issue>,
+    /// The normalized unified diff.
+    pub diff: String,
+}
+
+impl From<&crate::patch::PatchReport> for PatchRecord {
+    fn from(report: &crate::patch::PatchReport) -> Self {
+        PatchRecord {
+            outcome: report.outcome,
+            files: serde_json::to_value(&report.files).unwrap_or(serde_json::Value::Null),
+            issues: report.issues.clone(),
+            diff: report.diff.clone(),
+        }
+    }
+}
+
+/// The model's words about its fix, shown only under a heading that says so.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Explanation {
+    pub root_cause: String,
+    pub fix_summary: String,
+    pub tests_summary: String,
+    pub risk_rollback: String,
+    pub file_justifications: Vec<crate::engine::FileJustification>,
+}
+
+impl From<&FixResponse> for Explanation {
+    fn from(response: &FixResponse) -> Self {
+        Explanation {
+            root_cause: response.root_cause.clone(),
+            fix_summary: response.fix_summary.clone(),
+            tests_summary: response.tests_summary.clone(),
+            risk_rollback: response.risk_rollback.clone(),
+            file_justifications: response.file_justifications.clone(),
+        }
+    }
+}
+
+/// One check and its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CheckRecord {
+    /// Stable id, e.g. `patch.apply`, `diff.max-files`, `prevent.guard`, `prove.reproduction`.
+    pub id: String,
+    pub passed: bool,
+    /// What was measured, e.g. `2 files (limit 8)`.
+    pub detail: String,
+}
+
+/// Which regression guard held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Guard {
+    /// Tests the change adds or modifies fail with only the test hunks and pass with all of it.
+    ChangedTests,
+    /// The reproduction is a test-runner invocation whose failing tests pass after the fix.
+    Reproduction,
+    /// `test.required` is false and no guard held.
+    NotRequired,
+}
+
+/// The Prevent phase of a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Prevent {
+    /// Test files (or test regions) the change touches.
+    pub test_files: Vec<String>,
+    /// Test names added or modified by the change.
+    pub changed_tests: Vec<String>,
+    /// Command ids run with only the test hunks applied.
+    pub tests_only_runs: Vec<usize>,
+    /// Changed tests that failed with only the test hunks applied.
+    pub failed_without_fix: Vec<String>,
+    /// Changed tests that passed with the whole change.
+    pub passed_with_fix: Vec<String>,
+    /// The guard that held, if any.
+    #[serde(default)]
+    pub guard: Option<Guard>,
+    /// Why the guard did or did not hold.
+    pub detail: String,
+}
+
+/// The Prove phase of a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Prove {
+    /// Command id of the reproduction with the change applied.
+    pub reproduction: usize,
+    /// Command ids of the suites with the change applied.
+    pub suites: Vec<usize>,
+    pub table: TestTable,
+}
+
+/// Before/after comparison, test by test, over the reproduction and the suites.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TestTable {
+    /// Failed before, pass after.
+    pub fixed: Vec<String>,
+    /// Failed before and after.
+    pub still_failing: Vec<String>,
+    /// Passed before, fail after.
+    pub newly_failing: Vec<String>,
+    /// Failed before and did not run after.
+    pub missing: Vec<String>,
+    /// Tests passing after the change.
+    pub passing_after: u64,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// A fix was applied and proven.
+    Fixed,
+    /// No round produced a proven fix.
+    NoProvenFix,
+    /// The engine answered `NO_CHANGE`.
+    NoChange,
+    /// The reproduction command did not fail (or ran no test).
+    NotReproduced,
+    /// The reproduction's outcome differed between runs.
+    Flaky,
+    /// A command was refused by policy before anything ran.
+    PolicyRefused,
+    /// The time budget ran out.
+    BudgetExhausted,
+    /// efix was interrupted by a signal.
+    Interrupted,
+    /// The run is still going (a checkpoint).
+    InProgress,
+}
+
+/// The outcome with its exit code and a one-line reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RunResult {
+    pub status: Status,
+    pub exit_code: u8,
+    pub reason: String,
+}
+
+/// The proven change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct FinalFix {
+    pub round: u32,
+    pub diff: String,
+    pub files: Vec<String>,
+    pub added: u64,
+    pub removed: u64,
+    pub guard: Guard,
+    /// Whether the change was left applied in the working tree.
+    pub left_applied: bool,
+}
+
+impl Evidence {
+    /// The command record with this id.
+    pub fn command(&self, id: usize) -> Option<&CommandRecord> {
+        self.commands.get(id)
+    }
+}

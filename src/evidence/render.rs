@@ -1,0 +1,621 @@
+//! Markdown rendering of the evidence: the PR title and body, and the fuller `evidence.md`.
+//!
+//! Every figure here is read from [`Evidence`]; the model's words appear only in fenced blocks
+//! under a heading that says they are the model's.
+
+use std::fmt::Write as _;
+
+use super::model::*;
+use crate::runner::Outcome;
+
+/// Lines of output shown from the end of a stream.
+const OUTPUT_TAIL_LINES: usize = 25;
+/// Diffs longer than this are cut in the PR body (the full diff is in `patch.diff`).
+const PR_DIFF_MAX_BYTES: usize = 60_000;
+
+/// The PR title.
+pub fn render_pr_title(evidence: &Evidence) -> String {
+    match evidence.result.status {
+        Status::Fixed => format!("efix: make `{}` pass", one_line(&evidence.request.command)),
+        _ => format!("efix: no proven fix for `{}`", one_line(&evidence.request.command)),
+    }
+}
+
+/// The PR body (or, without a proven fix, the issue comment).
+pub fn render_pr_body(evidence: &Evidence) -> String {
+    let mut out = String::new();
+    summary(&mut out, evidence);
+    reproduction(&mut out, evidence);
+    if let Some(fix) = &evidence.fix {
+        guard(&mut out, evidence, fix.round);
+        test_table(&mut out, evidence, fix.round);
+        checks(&mut out, evidence, fix.round);
+        change(&mut out, fix);
+    } else {
+        rounds_summary(&mut out, evidence);
+    }
+    sandbox(&mut out, evidence);
+    engine(&mut out, evidence);
+    explanation(&mut out, evidence);
+    footer(&mut out);
+    out
+}
+
+/// The full record: the PR body plus every command and every round.
+pub fn render_evidence_md(evidence: &Evidence) -> String {
+    let mut out = String::from("# efix evidence\n\n");
+    out.push_str(&render_pr_body(evidence).replace("\n## ", "\n### ").replacen("## ", "### ", 1));
+    out.push_str("\n## Full record\n\n");
+    let _ = writeln!(
+        out,
+        "- efix {} · schema version {} · started {} · finished {}",
+        evidence.efix_version,
+        evidence.schema_version,
+        evidence.started_at,
+        evidence.finished_at.as_deref().unwrap_or("(in progress)")
+    );
+    let _ = writeln!(
+        out,
+        "- repository `{}` at `{}`",
+        evidence.repo.root,
+        evidence.repo.base_commit.as_deref().unwrap_or("(no commit)")
+    );
+    if let Some(config) = &evidence.request.config {
+        let _ = writeln!(out, "- config `{config}`");
+    }
+    out.push_str("\n### Commands\n\n");
+    out.push_str("| # | phase | purpose | round | command | policy | exit | duration | tests |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for record in &evidence.commands {
+        let policy = if record.policy.allowed {
+            "allowed".to_owned()
+        } else {
+            format!("refused ({})", record.policy.rule.as_deref().unwrap_or("policy"))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | `{}` | {} | {} | {} | {} |",
+            record.id,
+            phase_name(record.phase),
+            purpose_name(record.purpose),
+            record.round.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()),
+            cell(&record.command),
+            policy,
+            record.outcome.as_ref().map(exit_text).unwrap_or_else(|| "–".to_owned()),
+            record
+                .outcome
+                .as_ref()
+                .map(|o| duration(o.duration_ms))
+                .unwrap_or_else(|| "–".to_owned()),
+            tests_text(record),
+        );
+    }
+    if let Some(localization) = &evidence.localization {
+        out.push_str("\n### Localization\n\n");
+        if localization.candidates.is_empty() {
+            out.push_str("No file was named by the failure output.\n");
+        }
+        for candidate in localization.candidates.iter().take(10) {
+            let _ = writeln!(
+                out,
+                "- `{}` (score {:.1}): {}",
+                candidate.path,
+                candidate.score,
+                candidate.reasons.join("; ")
+            );
+        }
+        if !localization.engine_focus.is_empty() {
+            let _ = writeln!(
+                out,
+                "- engine focus files: {}",
+                code_list(&localization.engine_focus)
+            );
+        }
+        if !localization.engine_focus_unknown.is_empty() {
+            let _ = writeln!(
+                out,
+                "- engine named files that do not exist (ignored): {}",
+                code_list(&localization.engine_focus_unknown)
+            );
+        }
+        let sent: Vec<String> = localization
+            .excerpts
+            .iter()
+            .map(|e| {
+                format!("`{}` ({} bytes{})", e.path, e.bytes, if e.truncated { ", cut" } else { "" })
+            })
+            .collect();
+        if !sent.is_empty() {
+            let _ = writeln!(out, "- numbered contents sent: {}", sent.join(", "));
+        }
+    }
+    out.push_str("\n### Rounds\n");
+    if evidence.rounds.is_empty() {
+        out.push_str("\nNo fix round ran.\n");
+    }
+    for round in &evidence.rounds {
+        let _ = writeln!(out, "\n#### Round {} — {}\n", round.number, verdict_name(round.verdict));
+        for attempt in &round.attempts {
+            let _ = writeln!(
+                out,
+                "- engine answer #{}{}: patch {}",
+                attempt.call_index + 1,
+                if attempt.contract_retry { " (contract retry)" } else { "" },
+                patch_outcome_name(attempt.patch.outcome),
+            );
+            for issue in &attempt.patch.issues {
+                let _ = writeln!(out, "  - {}", issue_text(issue));
+            }
+        }
+        for check in &round.checks {
+            let _ = writeln!(
+                out,
+                "- {} `{}`: {}",
+                if check.passed { "pass" } else { "FAIL" },
+                check.id,
+                check.detail
+            );
+        }
+        if !round.issues.is_empty() {
+            out.push_str("- fed back to the engine:\n");
+            for issue in &round.issues {
+                let _ = writeln!(out, "  - {}", issue_text(issue));
+            }
+        }
+    }
+    out
+}
+
+fn summary(out: &mut String, evidence: &Evidence) {
+    let headline = match evidence.result.status {
+        Status::Fixed => "Fixed and proven",
+        Status::NoProvenFix => "No proven fix",
+        Status::NoChange => "No change proposed",
+        Status::NotReproduced => "The failure did not reproduce",
+        Status::Flaky => "The failure is flaky",
+        Status::PolicyRefused => "Refused by policy",
+        Status::BudgetExhausted => "Stopped: time budget exhausted",
+        Status::Interrupted => "Stopped: interrupted",
+        Status::InProgress => "In progress",
+    };
+    let _ = writeln!(out, "## efix: {headline}\n");
+    let _ = writeln!(out, "**Command:** `{}`  ", one_line(&evidence.request.command));
+    let _ = writeln!(
+        out,
+        "**Outcome:** {} (exit code {})  ",
+        one_line(&evidence.result.reason),
+        evidence.result.exit_code
+    );
+    let _ = writeln!(
+        out,
+        "**Base:** `{}`",
+        evidence.repo.base_commit.as_deref().unwrap_or("(no commit)")
+    );
+    if evidence.request.dry_run {
+        out.push_str("\nThis was a dry run: the change was not left applied.\n");
+    }
+    out.push('\n');
+}
+
+fn reproduction(out: &mut String, evidence: &Evidence) {
+    let Some(repro) = &evidence.reproduction else {
+        return;
+    };
+    out.push_str("### Reproduction\n\n");
+    out.push_str("| run | exit | duration | tests |\n|---|---|---|---|\n");
+    for id in &repro.runs {
+        row(out, evidence, *id, "before: original source");
+    }
+    let after = evidence
+        .fix
+        .as_ref()
+        .and_then(|fix| round(evidence, fix.round))
+        .and_then(|r| r.prove.as_ref())
+        .map(|p| p.reproduction);
+    if let Some(id) = after {
+        row(out, evidence, id, "after: with this change");
+    }
+    if repro.flaky {
+        out.push_str("\nThe runs disagreed, so the failure is flaky and no fix is claimed.\n");
+    }
+    if !repro.failing_tests.is_empty() {
+        let _ = writeln!(out, "\nFailing before: {}", code_list(&repro.failing_tests));
+    }
+    if let Some(first) = repro.runs.first().and_then(|id| evidence.command(*id)) {
+        output_details(out, first, "Output before the fix");
+    }
+    if let Some(record) = after.and_then(|id| evidence.command(id)) {
+        output_details(out, record, "Output after the fix");
+    }
+    out.push('\n');
+}
+
+fn row(out: &mut String, evidence: &Evidence, id: usize, label: &str) {
+    if let Some(record) = evidence.command(id) {
+        let _ = writeln!(
+            out,
+            "| {label} (#{id}) | {} | {} | {} |",
+            record.outcome.as_ref().map(exit_text).unwrap_or_else(|| "–".to_owned()),
+            record.outcome.as_ref().map(|o| duration(o.duration_ms)).unwrap_or_default(),
+            tests_text(record)
+        );
+    }
+}
+
+fn output_details(out: &mut String, record: &CommandRecord, title: &str) {
+    let Some(outcome) = &record.outcome else {
+        return;
+    };
+    let _ = writeln!(out, "\n<details><summary>{title} (#{}, last lines)</summary>\n", record.id);
+    for (name, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
+        let tail = last_lines(text, OUTPUT_TAIL_LINES);
+        if tail.trim().is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{name}:\n\n{}", fenced(&tail, "text"));
+    }
+    out.push_str("</details>\n");
+}
+
+fn guard(out: &mut String, evidence: &Evidence, number: u32) {
+    let Some(prevent) = round(evidence, number).and_then(|r| r.prevent.as_ref()) else {
+        return;
+    };
+    out.push_str("### Regression guard\n\n");
+    let name = match prevent.guard {
+        Some(Guard::ChangedTests) => "the tests this change adds or modifies",
+        Some(Guard::Reproduction) => "the reproduction's own failing tests",
+        Some(Guard::NotRequired) => "none (not required by configuration)",
+        None => "none",
+    };
+    let _ = writeln!(out, "**Guard:** {name}  ");
+    let _ = writeln!(out, "{}\n", one_line(&prevent.detail));
+    if !prevent.failed_without_fix.is_empty() {
+        let _ = writeln!(
+            out,
+            "- failed with only the test changes applied: {}",
+            code_list(&prevent.failed_without_fix)
+        );
+    }
+    if !prevent.passed_with_fix.is_empty() {
+        let _ = writeln!(
+            out,
+            "- passed with the whole change: {}",
+            code_list(&prevent.passed_with_fix)
+        );
+    }
+    out.push('\n');
+}
+
+fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
+    let Some(prove) = round(evidence, number).and_then(|r| r.prove.as_ref()) else {
+        return;
+    };
+    let table = &prove.table;
+    out.push_str("### Tests, before and after\n\n");
+    let rows: Vec<(&String, &str, &str)> = table
+        .fixed
+        .iter()
+        .map(|t| (t, "failed", "passed"))
+        .chain(table.still_failing.iter().map(|t| (t, "failed", "failed")))
+        .chain(table.newly_failing.iter().map(|t| (t, "passed", "failed")))
+        .chain(table.missing.iter().map(|t| (t, "failed", "did not run")))
+        .collect();
+    if rows.is_empty() {
+        out.push_str("The test runner's output gave no per-test results.\n");
+    } else {
+        out.push_str("| test | before | after |\n|---|---|---|\n");
+        for (name, before, after) in rows {
+            let _ = writeln!(out, "| `{}` | {before} | {after} |", cell(name));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{} fixed, {} still failing, {} newly failing, {} passing after the change.\n",
+        table.fixed.len(),
+        table.still_failing.len(),
+        table.newly_failing.len(),
+        table.passing_after
+    );
+    for id in &prove.suites {
+        if let Some(record) = evidence.command(*id) {
+            let _ = writeln!(
+                out,
+                "- suite `{}` (#{id}): {}, {}",
+                one_line(&record.command),
+                record.outcome.as_ref().map(exit_text).unwrap_or_default(),
+                tests_text(record)
+            );
+        }
+    }
+    if !prove.suites.is_empty() {
+        out.push('\n');
+    }
+}
+
+fn checks(out: &mut String, evidence: &Evidence, number: u32) {
+    let Some(round) = round(evidence, number) else {
+        return;
+    };
+    out.push_str("### Checks\n\n| check | result | detail |\n|---|---|---|\n");
+    for check in &round.checks {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            check.id,
+            if check.passed { "pass" } else { "FAIL" },
+            cell(&check.detail)
+        );
+    }
+    out.push('\n');
+}
+
+fn change(out: &mut String, fix: &FinalFix) {
+    let _ = writeln!(
+        out,
+        "### Change\n\n{} file{} changed, +{} −{}: {}\n",
+        fix.files.len(),
+        if fix.files.len() == 1 { "" } else { "s" },
+        fix.added,
+        fix.removed,
+        code_list(&fix.files)
+    );
+    let diff = if fix.diff.len() > PR_DIFF_MAX_BYTES {
+        let mut cut = PR_DIFF_MAX_BYTES;
+        while !fix.diff.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}\n… (cut; the whole diff is in patch.diff)\n", &fix.diff[..cut])
+    } else {
+        fix.diff.clone()
+    };
+    let _ = writeln!(out, "{}", fenced(&diff, "diff"));
+}
+
+fn rounds_summary(out: &mut String, evidence: &Evidence) {
+    if evidence.rounds.is_empty() {
+        return;
+    }
+    out.push_str("### Why there is no proven fix\n\n");
+    for round in &evidence.rounds {
+        let _ = writeln!(out, "- round {}: {}", round.number, verdict_name(round.verdict));
+        for check in round.checks.iter().filter(|c| !c.passed) {
+            let _ = writeln!(out, "  - failed `{}`: {}", check.id, one_line(&check.detail));
+        }
+        for issue in &round.issues {
+            let _ = writeln!(out, "  - {}", issue_text(issue));
+        }
+    }
+    out.push('\n');
+}
+
+fn sandbox(out: &mut String, evidence: &Evidence) {
+    let Some(sandbox) = &evidence.sandbox else {
+        return;
+    };
+    out.push_str("### Sandbox\n\n");
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let _ = writeln!(
+        out,
+        "Tier achieved: **{}**. Own process group: {}. Parent-death signal: {}. Environment \
+         cleared: {} ({} variables passed through). efix non-dumpable: {}. Network: not \
+         isolated.\n",
+        sandbox.tier,
+        yes_no(sandbox.process_group),
+        yes_no(sandbox.parent_death_signal),
+        yes_no(sandbox.env_cleared),
+        sandbox.env_passed.len(),
+        yes_no(sandbox.non_dumpable_parent),
+    );
+}
+
+fn engine(out: &mut String, evidence: &Evidence) {
+    let record = &evidence.engine;
+    let fix_calls = record.calls.iter().filter(|c| c.kind == CallKind::Fix).count();
+    let tokens = if record.reports_tokens() {
+        let t = record.tokens();
+        format!("{} prompt + {} completion tokens", t.prompt_tokens, t.completion_tokens)
+    } else {
+        "tokens not reported by this engine".to_owned()
+    };
+    let _ = writeln!(
+        out,
+        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}.\n",
+        record.info.kind,
+        record.info.model,
+        evidence.rounds.len(),
+        if evidence.rounds.len() == 1 { "" } else { "s" },
+        fix_calls,
+        if fix_calls == 1 { "" } else { "s" },
+        tokens
+    );
+}
+
+fn explanation(out: &mut String, evidence: &Evidence) {
+    let hypothesis = evidence.localization.as_ref().and_then(|l| l.hypothesis.as_deref());
+    let chosen = match &evidence.fix {
+        Some(fix) => round(evidence, fix.round).and_then(|r| r.attempts.last()),
+        None => evidence.rounds.last().and_then(|r| r.attempts.last()),
+    };
+    let explanation = chosen.map(|a| &a.explanation);
+    let has_text = hypothesis.is_some_and(|h| !h.trim().is_empty())
+        || explanation.is_some_and(|e| {
+            !(e.root_cause.is_empty() && e.fix_summary.is_empty() && e.tests_summary.is_empty())
+        });
+    if !has_text {
+        return;
+    }
+    out.push_str(
+        "### The model's explanation\n\nThe model's own words, not checked by efix; every result \
+         above was measured by efix.\n\n",
+    );
+    let mut field = |title: &str, text: &str| {
+        if !text.trim().is_empty() {
+            let _ = writeln!(out, "{title}:\n\n{}", fenced(text.trim(), "text"));
+        }
+    };
+    field("Hypothesis", hypothesis.unwrap_or_default());
+    if let Some(e) = explanation {
+        field("Root cause", &e.root_cause);
+        field("Fix", &e.fix_summary);
+        field("Tests", &e.tests_summary);
+        field("Risk and rollback", &e.risk_rollback);
+        let reasons: String = e
+            .file_justifications
+            .iter()
+            .map(|j| format!("{}: {}\n", j.file, j.reason))
+            .collect();
+        field("Why each file changed", &reasons);
+    }
+}
+
+fn footer(out: &mut String) {
+    out.push_str(
+        "---\nRendered by efix from recorded evidence (`evidence.json`); `efix verify` re-runs \
+         the recorded commands.\n",
+    );
+}
+
+fn round(evidence: &Evidence, number: u32) -> Option<&Round> {
+    evidence.rounds.iter().find(|r| r.number == number)
+}
+
+fn exit_text(outcome: &Outcome) -> String {
+    if outcome.timed_out {
+        return "timed out".to_owned();
+    }
+    match (outcome.exit_code, &outcome.signal) {
+        (Some(code), _) => code.to_string(),
+        (None, Some(signal)) => format!("killed by {signal}"),
+        (None, None) => "unknown".to_owned(),
+    }
+}
+
+fn tests_text(record: &CommandRecord) -> String {
+    match &record.tests {
+        None => "–".to_owned(),
+        Some(t) if t.passed + t.failed + t.skipped == 0 => "no test ran".to_owned(),
+        Some(t) => {
+            let mut parts = Vec::new();
+            if t.failed > 0 {
+                parts.push(format!("{} failed", t.failed));
+            }
+            parts.push(format!("{} passed", t.passed));
+            if t.skipped > 0 {
+                parts.push(format!("{} skipped", t.skipped));
+            }
+            format!("{} ({})", parts.join(", "), t.format)
+        }
+    }
+}
+
+/// `1234` ms as `1.23 s`.
+pub fn duration(ms: u64) -> String {
+    if ms < 1000 { format!("{ms} ms") } else { format!("{:.2} s", ms as f64 / 1000.0) }
+}
+
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Reproduce => "reproduce",
+        Phase::Prevent => "prevent",
+        Phase::Prove => "prove",
+    }
+}
+
+fn purpose_name(purpose: Purpose) -> &'static str {
+    match purpose {
+        Purpose::Reproduction => "reproduction",
+        Purpose::SuiteBaseline => "suite baseline",
+        Purpose::TestsOnlyReproduction => "reproduction, test changes only",
+        Purpose::TestsOnlySuite => "suite, test changes only",
+        Purpose::FixedReproduction => "reproduction, with fix",
+        Purpose::FixedSuite => "suite, with fix",
+    }
+}
+
+fn verdict_name(verdict: RoundVerdict) -> &'static str {
+    match verdict {
+        RoundVerdict::Proven => "proven",
+        RoundVerdict::Rejected => "patch rejected",
+        RoundVerdict::ProofFailed => "proof failed",
+        RoundVerdict::NoChange => "the engine proposed no change",
+        RoundVerdict::EngineFailed => "the engine gave no answer",
+        RoundVerdict::Stopped => "stopped",
+    }
+}
+
+fn patch_outcome_name(outcome: crate::patch::PatchOutcome) -> &'static str {
+    match outcome {
+        crate::patch::PatchOutcome::Applied => "applied",
+        crate::patch::PatchOutcome::NoChange => "no change",
+        crate::patch::PatchOutcome::Rejected => "rejected",
+    }
+}
+
+fn issue_text(issue: &crate::policy::Issue) -> String {
+    let location = match (&issue.path, issue.line) {
+        (Some(path), Some(line)) => format!(" ({path}:{line})"),
+        (Some(path), None) => format!(" ({path})"),
+        _ => String::new(),
+    };
+    format!("`{}`{location}: {}", issue.rule, one_line(&issue.message))
+}
+
+fn code_list(items: &[String]) -> String {
+    items.iter().map(|i| format!("`{}`", cell(i))).collect::<Vec<_>>().join(", ")
+}
+
+/// Text safe inside a table cell or inline code on one line.
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|").replace('`', "'")
+}
+
+fn one_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    if line.chars().count() > 300 {
+        let cut: String = line.chars().take(300).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(count);
+    lines[start..].join("\n")
+}
+
+/// A fenced block whose fence is longer than any backtick run inside the text.
+fn fenced(text: &str, lang: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("{fence}{lang}\n{body}\n{fence}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_is_longer_than_any_backtick_run_inside() {
+        assert_eq!(fenced("a ```` b", "text"), "`````text\na ```` b\n`````\n");
+        assert_eq!(fenced("plain\n", "diff"), "```diff\nplain\n```\n");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(999), "999 ms");
+        assert_eq!(duration(1234), "1.23 s");
+    }
+}

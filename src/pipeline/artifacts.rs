@@ -1,0 +1,149 @@
+//! The artifacts of a run (ARCHITECTURE §4): `evidence.json`, `evidence.md`, `patch.diff`,
+//! `pr-title.txt`, `pr-body.md` and `run.json` (the summary also printed on stdout).
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::{self, Evidence, Status};
+
+use super::PipelineError;
+
+/// Default artifacts directory, under the repository root.
+pub const DEFAULT_DIR: &str = "efix-artifacts";
+/// The files every run writes.
+pub const ARTIFACT_FILES: &[&str] =
+    &["evidence.json", "evidence.md", "patch.diff", "pr-title.txt", "pr-body.md", "run.json"];
+
+/// The run summary: `run.json`, and efix run's stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RunSummary {
+    pub status: Status,
+    pub exit_code: u8,
+    pub reason: String,
+    /// Short human form of the status.
+    pub status_text: String,
+    pub artifacts: String,
+    pub pr_body: String,
+    pub evidence: String,
+    pub rounds: u32,
+    /// Files the proven fix changes (empty without one).
+    pub files_changed: Vec<String>,
+    /// Whether the fix was left applied in the working tree.
+    pub left_applied: bool,
+}
+
+/// Create the artifacts directory and make git ignore it, so the run's own files never make
+/// the tree dirty and are never removed by a restore.
+pub(crate) fn prepare_dir(dir: &Path) -> Result<(), PipelineError> {
+    std::fs::create_dir_all(dir).map_err(|source| PipelineError::Artifacts {
+        what: format!("create the artifacts directory {}", dir.display()),
+        source,
+    })?;
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        write_atomic(&ignore, b"# Written by efix: run artifacts are never committed.\n*\n")?;
+    }
+    Ok(())
+}
+
+/// Write a file through a temporary sibling and a rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
+    let tmp = path.with_extension("efix-tmp");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| PipelineError::Artifacts {
+            what: format!("write {}", path.display()),
+            source,
+        })
+}
+
+/// Write every artifact of `evidence` into `dir`; returns the summary.
+pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, PipelineError> {
+    let json = serde_json::to_string_pretty(evidence).map_err(|err| PipelineError::Artifacts {
+        what: "serialize the evidence".to_owned(),
+        source: std::io::Error::other(err),
+    })?;
+    write_atomic(&dir.join("evidence.json"), format!("{json}\n").as_bytes())?;
+    write_atomic(&dir.join("evidence.md"), evidence::render_evidence_md(evidence).as_bytes())?;
+    let diff = evidence.fix.as_ref().map(|f| f.diff.as_str()).unwrap_or("");
+    write_atomic(&dir.join("patch.diff"), diff.as_bytes())?;
+    write_atomic(
+        &dir.join("pr-title.txt"),
+        format!("{}\n", evidence::render_pr_title(evidence)).as_bytes(),
+    )?;
+    let body = dir.join("pr-body.md");
+    write_atomic(&body, evidence::render_pr_body(evidence).as_bytes())?;
+    let summary = summary(dir, evidence, &body);
+    let text = serde_json::to_string_pretty(&summary).map_err(|err| PipelineError::Artifacts {
+        what: "serialize the summary".to_owned(),
+        source: std::io::Error::other(err),
+    })?;
+    write_atomic(&dir.join("run.json"), format!("{text}\n").as_bytes())?;
+    Ok(summary)
+}
+
+fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
+    let status_text = match evidence.result.status {
+        Status::Fixed => "fixed and proven",
+        Status::NoProvenFix => "no proven fix",
+        Status::NoChange => "no change proposed",
+        Status::NotReproduced => "the failure did not reproduce",
+        Status::Flaky => "flaky reproduction",
+        Status::PolicyRefused => "refused by policy",
+        Status::BudgetExhausted => "time budget exhausted",
+        Status::Interrupted => "interrupted",
+        Status::InProgress => "in progress",
+    };
+    let display = |p: PathBuf| p.display().to_string();
+    RunSummary {
+        status: evidence.result.status,
+        exit_code: evidence.result.exit_code,
+        reason: evidence.result.reason.clone(),
+        status_text: status_text.to_owned(),
+        artifacts: dir.display().to_string(),
+        pr_body: body.display().to_string(),
+        evidence: display(dir.join("evidence.json")),
+        rounds: u32::try_from(evidence.rounds.len()).unwrap_or(u32::MAX),
+        files_changed: evidence.fix.as_ref().map(|f| f.files.clone()).unwrap_or_default(),
+        left_applied: evidence.fix.as_ref().is_some_and(|f| f.left_applied),
+    }
+}
+
+/// The current UTC time as RFC 3339 with seconds.
+pub(crate) fn now_rfc3339() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    rfc3339(secs)
+}
+
+/// Format seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic
+/// Gregorian), to avoid a date crate for one timestamp.
+fn rfc3339(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{d:02}T{h:02}:{m:02}:{s:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants_as_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_651_200), "2026-11-26T00:00:00Z");
+    }
+}

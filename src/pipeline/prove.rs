@@ -1,0 +1,240 @@
+//! Prove: the reproduction must pass with the change, every suite must pass, and the per-test
+//! table compares before and after. Also derives a wider suite from a filtered test command
+//! when none is configured, so a fix that breaks a neighbouring test is caught.
+
+use std::collections::BTreeSet;
+
+use crate::evidence::{CommandRecord, TestTable};
+use crate::policy::Issue;
+use crate::testreport::TestStatus;
+
+/// Lines of output quoted in a failed-proof issue.
+const ISSUE_TAIL_LINES: usize = 15;
+
+/// The before/after table over pairs of (before, after) records.
+pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) -> TestTable {
+    let mut before_failed = BTreeSet::new();
+    let mut before_passed = BTreeSet::new();
+    let mut after_failed = BTreeSet::new();
+    let mut after_passed = BTreeSet::new();
+    for (before, after) in pairs {
+        collect(*before, &mut before_failed, &mut before_passed);
+        collect(*after, &mut after_failed, &mut after_passed);
+    }
+    let fixed = before_failed.iter().filter(|t| after_passed.contains(*t)).cloned().collect();
+    let still_failing =
+        before_failed.iter().filter(|t| after_failed.contains(*t)).cloned().collect();
+    let missing = before_failed
+        .iter()
+        .filter(|t| !after_passed.contains(*t) && !after_failed.contains(*t))
+        .cloned()
+        .collect();
+    let newly_failing = after_failed.iter().filter(|t| !before_failed.contains(*t)).cloned().collect();
+    TestTable {
+        fixed,
+        still_failing,
+        newly_failing,
+        missing,
+        passing_after: after_passed.len() as u64,
+    }
+}
+
+fn collect(record: Option<&CommandRecord>, failed: &mut BTreeSet<String>, passed: &mut BTreeSet<String>) {
+    let Some(report) = record.and_then(|r| r.tests.as_ref()) else { return };
+    for test in &report.tests {
+        match test.status {
+            TestStatus::Failed => {
+                failed.insert(test.name.clone());
+            }
+            TestStatus::Passed => {
+                passed.insert(test.name.clone());
+            }
+            TestStatus::Skipped => {}
+        }
+    }
+}
+
+/// Whether a command proves success: exit 0, not timed out, and (when the runner's output is
+/// understood) at least one test ran and none failed.
+pub(crate) fn passes(record: &CommandRecord) -> bool {
+    record.succeeded()
+        && !record.ran_no_tests()
+        && record.tests.as_ref().is_none_or(|t| t.failed == 0)
+}
+
+/// The blocking issue for a command that should have passed.
+pub(crate) fn failure_issue(rule: &str, what: &str, record: &CommandRecord) -> Issue {
+    let Some(outcome) = &record.outcome else {
+        return Issue::new(rule, format!("{what} could not run: {}", record.policy.message.clone().unwrap_or_default()));
+    };
+    let status = if outcome.timed_out {
+        "timed out".to_owned()
+    } else {
+        match outcome.exit_code {
+            Some(code) => format!("exited with {code}"),
+            None => format!("was killed by {}", outcome.signal.as_deref().unwrap_or("a signal")),
+        }
+    };
+    let failing: Vec<String> = record
+        .tests
+        .as_ref()
+        .map(|t| {
+            t.tests.iter().filter(|c| c.status == TestStatus::Failed).map(|c| c.name.clone()).collect()
+        })
+        .unwrap_or_default();
+    let mut message = if record.ran_no_tests() {
+        format!("{what} ran no test")
+    } else {
+        format!("{what} still fails: `{}` {status}", record.command)
+    };
+    if !failing.is_empty() {
+        message.push_str(&format!("; failing tests: {}", failing.join(", ")));
+    }
+    let text = format!("{}\n{}", outcome.stdout, outcome.stderr);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(ISSUE_TAIL_LINES)..].join("\n");
+    if !tail.is_empty() {
+        message.push_str(&format!("; last lines of output:\n{tail}"));
+    }
+    Issue::new(rule, message)
+}
+
+/// A wider suite derived from a filtered test command, when it has a filter to drop: the
+/// package for `cargo test NAME`, the file for a pytest node id, the command without `-run`
+/// / `-t` / `-k` for go test, jest/vitest and pytest. `None` when nothing would change.
+pub(crate) fn derive_suite(argv: &[String]) -> Option<Vec<String>> {
+    let program = argv.first().map(|p| crate::policy::command::basename(p))?;
+    let derived = match program {
+        "cargo" if argv.get(1).map(String::as_str) == Some("test") => derive_cargo(argv),
+        "pytest" => derive_pytest(argv, 1),
+        "python" | "python3"
+            if argv.get(1).map(String::as_str) == Some("-m")
+                && argv.get(2).map(String::as_str) == Some("pytest") =>
+        {
+            derive_pytest(argv, 3)
+        }
+        "go" if argv.get(1).map(String::as_str) == Some("test") => {
+            drop_options(argv, &["-run", "-test.run"], &[])
+        }
+        "npx" | "jest" | "vitest" | "pnpm" | "yarn" => {
+            drop_options(argv, &["-t", "--testNamePattern", "--test-name-pattern"], &[])
+        }
+        _ => None,
+    }?;
+    (derived != argv).then_some(derived)
+}
+
+/// `cargo test [options] [FILTER] [-- args]` without the filter, the harness args and target
+/// selectors.
+fn derive_cargo(argv: &[String]) -> Option<Vec<String>> {
+    const WITH_VALUE: &[&str] = &[
+        "-p", "--package", "-F", "--features", "--manifest-path", "--target", "-j", "--jobs",
+        "--profile", "--target-dir", "--exclude", "--config", "-Z",
+    ];
+    const SELECTORS_WITH_VALUE: &[&str] = &["--test", "--bin", "--example", "--bench"];
+    const SELECTORS: &[&str] = &["--lib", "--bins", "--tests", "--examples", "--benches", "--doc"];
+    let mut out = vec![argv[0].clone(), argv[1].clone()];
+    let mut i = 2;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if arg == "--" {
+            break;
+        }
+        if WITH_VALUE.contains(&arg.as_str()) {
+            out.push(arg.clone());
+            if let Some(value) = argv.get(i + 1) {
+                out.push(value.clone());
+            }
+            i += 2;
+            continue;
+        }
+        if SELECTORS_WITH_VALUE.contains(&arg.as_str()) {
+            i += 2;
+            continue;
+        }
+        if SELECTORS.contains(&arg.as_str()) || !arg.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        out.push(arg.clone());
+        i += 1;
+    }
+    Some(out)
+}
+
+/// pytest with node ids reduced to their files and `-k` expressions dropped.
+fn derive_pytest(argv: &[String], first_arg: usize) -> Option<Vec<String>> {
+    let mut out: Vec<String> = argv[..first_arg].to_vec();
+    let mut i = first_arg;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if arg == "-k" {
+            i += 2;
+            continue;
+        }
+        if arg.starts_with("-k") && arg.len() > 2 {
+            i += 1;
+            continue;
+        }
+        let reduced = match arg.split_once("::") {
+            Some((file, _)) if !arg.starts_with('-') => file.to_owned(),
+            _ => arg.clone(),
+        };
+        if !out.contains(&reduced) || reduced.starts_with('-') {
+            out.push(reduced);
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The command without the given options (and their values).
+fn drop_options(argv: &[String], with_value: &[&str], flags: &[&str]) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if with_value.contains(&arg.as_str()) {
+            i += 2;
+            continue;
+        }
+        if with_value.iter().any(|o| arg.starts_with(&format!("{o}="))) || flags.contains(&arg.as_str()) {
+            i += 1;
+            continue;
+        }
+        out.push(arg.clone());
+        i += 1;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    fn derived(text: &str) -> Option<String> {
+        derive_suite(&argv(text)).map(|a| a.join(" "))
+    }
+
+    #[test]
+    fn derives_the_unfiltered_suite_from_filtered_test_commands() {
+        assert_eq!(derived("cargo test -p parser crlf"), Some("cargo test -p parser".to_owned()));
+        assert_eq!(derived("cargo test crlf -- --nocapture"), Some("cargo test".to_owned()));
+        assert_eq!(derived("cargo test --test api crlf"), Some("cargo test".to_owned()));
+        assert_eq!(derived("pytest tests/test_a.py::test_b"), Some("pytest tests/test_a.py".to_owned()));
+        assert_eq!(derived("python -m pytest -k crlf tests"), Some("python -m pytest tests".to_owned()));
+        assert_eq!(derived("go test -run TestX ./..."), Some("go test ./...".to_owned()));
+        assert_eq!(derived("npx jest -t crlf src/a.test.js"), Some("npx jest src/a.test.js".to_owned()));
+    }
+
+    #[test]
+    fn does_not_derive_when_nothing_is_filtered() {
+        assert_eq!(derived("cargo test"), None);
+        assert_eq!(derived("pytest tests/test_a.py"), None);
+        assert_eq!(derived("make check"), None);
+    }
+}
