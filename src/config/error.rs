@@ -134,6 +134,7 @@ const SERDE_PHRASES: &[&str] = &[
     "unknown variant",
     "missing field",
     "invalid length",
+    "duplicate field",
 ];
 
 /// Take apart a `yaml_serde` error message. It depends on serde's wording (stable for years);
@@ -174,14 +175,31 @@ pub(crate) fn classify(message: &str) -> SerdeProblem {
             expected: expected_keys(&names.collect::<Vec<_>>()),
         };
     }
+    if body.starts_with("duplicate field") {
+        let name = ticked.into_iter().next().unwrap_or_default();
+        return SerdeProblem::Other(format!("key `{name}` appears twice; keep only one"));
+    }
     // `invalid type: X, expected Y` and `invalid value: X, expected Y`.
     let rest = body.split_once(": ").map_or(body, |(_, rest)| rest);
     match rest.split_once(", expected ") {
         Some((found, expected)) => SerdeProblem::Invalid {
-            found: found.to_owned(),
+            found: with_article(found),
             expected: expected.to_owned(),
         },
         None => SerdeProblem::Other(body.to_owned()),
+    }
+}
+
+/// serde says `map`, `sequence`, `string "x"`; a sentence wants "a mapping", "a list", "a
+/// string "x"".
+fn with_article(found: &str) -> String {
+    match found {
+        "map" => "a mapping".to_owned(),
+        "sequence" => "a list".to_owned(),
+        "unit value" => "no value".to_owned(),
+        _ if found.starts_with('`') => found.to_owned(),
+        _ if found.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {found}"),
+        _ => format!("a {found}"),
     }
 }
 
@@ -211,7 +229,7 @@ mod tests {
         assert_eq!(
             problem,
             SerdeProblem::Invalid {
-                found: "string \"abc\"".into(),
+                found: "a string \"abc\"".into(),
                 expected: "an integer number of milliseconds".into(),
             }
         );

@@ -21,7 +21,11 @@ pub const CONFIG_VERSION: u64 = 1;
 
 /// The `.efix.yml` file as written, before defaults.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of keys such as `version: 1`"
+)]
 #[schemars(title = "efix configuration (.efix.yml)")]
 pub struct FileConfig {
     /// Format version of this file; must be `1`.
@@ -54,7 +58,11 @@ pub struct FileConfig {
 
 /// `openai:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `openai` keys"
+)]
 pub struct OpenaiFile {
     /// Model name sent to the API. Default `gpt-4o-mini`; overridden by `EFIX_OPENAI_MODEL`.
     pub model: Option<String>,
@@ -72,7 +80,11 @@ pub struct OpenaiFile {
 
 /// `acp:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `acp` keys"
+)]
 pub struct AcpFile {
     /// Command line of the agent to start (split like a shell would, but never run by one),
     /// e.g. `my-agent --acp`. Required when `engine` is `acp`.
@@ -83,7 +95,11 @@ pub struct AcpFile {
 
 /// `test:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `test` keys"
+)]
 pub struct TestFile {
     /// Whether a fix must come with a regression test proven to fail before and pass after
     /// (or a reproduction command that proves the same). Default `true`.
@@ -95,7 +111,11 @@ pub struct TestFile {
 
 /// `diff:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `diff` keys"
+)]
 pub struct DiffFile {
     /// Maximum number of files a fix may change. Default 8.
     pub max_files: Option<Count>,
@@ -105,7 +125,11 @@ pub struct DiffFile {
 
 /// `commands:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `commands` keys"
+)]
 pub struct CommandsFile {
     /// Program names (basenames, not paths) that may be run. Replaces the default list `node
     /// npm npx pnpm yarn pytest cargo go python python3 make`. Shells and wrappers such as
@@ -121,7 +145,11 @@ pub struct CommandsFile {
 
 /// `security:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `security` keys"
+)]
 pub struct SecurityFile {
     /// Whether commands may use the network. Default `true`. Recorded in the evidence; not yet
     /// enforced.
@@ -133,7 +161,11 @@ pub struct SecurityFile {
 
 /// `sandbox:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `sandbox` keys"
+)]
 pub struct SandboxFile {
     /// Extra environment variable names passed to commands, on top of the built-in list (PATH,
     /// HOME, LANG, toolchain variables...). Names that look like credentials are never passed.
@@ -146,7 +178,11 @@ pub struct SandboxFile {
 
 /// `paths:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `paths` keys"
+)]
 pub struct PathsFile {
     /// Globs no patch may touch. Replaces the default list `.github/workflows/**`, `.efix.yml`.
     pub protected: Option<StringList>,
@@ -159,7 +195,11 @@ pub struct PathsFile {
 
 /// `budget:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `budget` keys"
+)]
 pub struct BudgetFile {
     /// Maximum number of fix rounds. Default 3; overridden by `EFIX_MAX_ROUNDS` and
     /// `--max-rounds`.
@@ -171,7 +211,11 @@ pub struct BudgetFile {
 
 /// `prompts:` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `prompts` keys"
+)]
 pub struct PromptsFile {
     /// Path of a template replacing the built-in plan prompt, relative to the repository root.
     pub plan: Option<String>,

@@ -21,3 +21,10 @@ pub use file::{
 pub use load::{DEFAULT_FILE_NAME, load, parse};
 pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
 pub use summary::check_summary;
+
+#[cfg(test)]
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test that cannot set up should fail loudly"
+)]
+mod tests;

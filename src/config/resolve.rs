@@ -340,6 +340,7 @@ fn check_command(key: &str, command: &str, origin: &Origin) -> Result<(), Config
         .map_err(|refusal| out_of_range(key, origin, refusal.message))
 }
 
+/// A trailing slash is dropped so engines can append `/chat/completions` without doubling it.
 fn check_url(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
     let url = picked.value.trim_end_matches('/');
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len()
@@ -413,14 +414,13 @@ impl Config {
             )),
             None => None,
         };
-        let engine = layers
-            .pick(
-                overrides.engine.map(|e| (e, "--engine")),
-                env_engine,
-                file.engine,
-                DEFAULT_ENGINE,
-            )
-            .value;
+        let engine_picked = layers.pick(
+            overrides.engine.map(|e| (e, "--engine")),
+            env_engine,
+            file.engine,
+            DEFAULT_ENGINE,
+        );
+        let engine = engine_picked.value;
 
         let model = layers.pick(
             None,
@@ -464,6 +464,14 @@ impl Config {
         let acp_command = layers.file(acp.command.map(Some), None);
         if let Some(command) = &acp_command.value {
             check_command("acp.command", command, &acp_command.origin)?;
+        }
+        if engine == EngineKind::Acp && acp_command.value.is_none() {
+            return Err(out_of_range(
+                "engine",
+                &engine_picked.origin,
+                "`acp` needs the agent's command line; set `acp.command` in the config file"
+                    .to_owned(),
+            ));
         }
         let acp_timeout = layers.file(millis(acp.timeout_ms), DEFAULT_ACP_TIMEOUT);
         let acp_timeout = check_duration(
