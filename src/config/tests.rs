@@ -257,3 +257,23 @@ fn acp_engine_without_a_command_is_refused() {
     let err = Config::resolve(None, &overrides, &Env::default()).unwrap_err();
     insta::assert_snapshot!(err.to_string(), @"validate `engine` from command-line flag --engine: `acp` needs the agent's command line; set `acp.command` in the config file");
 }
+
+#[test]
+fn check_summary_of_the_defaults() {
+    let env = env(&[("PATH", "/usr/bin"), ("GITHUB_TOKEN", "ghp_x")]);
+    let config = Config::resolve(None, &Overrides::default(), &env).unwrap();
+    insta::assert_snapshot!(check_summary(&config));
+}
+
+#[test]
+fn check_summary_of_a_full_file_shows_no_secret_values() {
+    let env = env(&[
+        ("PATH", "/usr/bin"),
+        ("NPM_TOKEN", "npm-secret"),
+        ("MY_OPENAI_KEY", "sk-example"),
+    ]);
+    let config = load_and_resolve(Path::new("tests/fixtures/config/valid/full.yml"), &env).unwrap();
+    let summary = check_summary(&config);
+    assert!(!summary.contains("sk-example") && !summary.contains("npm-secret"));
+    insta::assert_snapshot!(summary);
+}
