@@ -108,15 +108,21 @@ pub fn check_argv(argv: &[String], allow: &[String]) -> Result<(), CommandRefusa
         rule: rule.to_owned(),
         program: program.clone(),
         message: format!(
-            "`{name}` is {what}, which would run anything it is given, so it is refused unless \
-             `commands.allow` in .efix.yml lists `{name}` by name"
+            "`{name}` is {what}, so it is refused unless `commands.allow` in .efix.yml lists \
+             `{name}` by name"
         ),
     };
     if SHELLS.contains(&name) {
-        return Err(refusal(RULE_SHELL, "a shell"));
+        return Err(refusal(
+            RULE_SHELL,
+            "a shell and would run any command it is given",
+        ));
     }
     if WRAPPERS.contains(&name) {
-        return Err(refusal(RULE_WRAPPER, "a wrapper that runs another program"));
+        return Err(refusal(
+            RULE_WRAPPER,
+            "a wrapper that runs whatever program it is given",
+        ));
     }
     Err(CommandRefusal {
         rule: RULE_NOT_ALLOWED.to_owned(),
@@ -138,4 +144,161 @@ pub fn check(command: &str, allow: &[String]) -> Result<Vec<String>, CommandRefu
     let argv = split(command)?;
     check_argv(&argv, allow)?;
     Ok(argv)
+}
+
+#[cfg(test)]
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test that cannot set up should fail loudly"
+)]
+mod tests {
+    use super::*;
+
+    fn allow(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    fn refusal(command: &str, allowed: &[&str]) -> CommandRefusal {
+        check(command, &allow(allowed)).unwrap_err()
+    }
+
+    #[test]
+    fn split_follows_shell_word_rules_without_expanding_anything() {
+        assert_eq!(
+            split(r#"cargo test -p "my parser" -- 'crlf $HOME' a\ b | tee out"#).unwrap(),
+            [
+                "cargo",
+                "test",
+                "-p",
+                "my parser",
+                "--",
+                "crlf $HOME",
+                "a b",
+                "|",
+                "tee",
+                "out"
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_and_blank_commands_are_refused_as_empty() {
+        let refusals = [split(""), split("  \t\n"), split("# only a comment")]
+            .map(|result| result.unwrap_err().rule);
+        assert_eq!(refusals, [RULE_EMPTY, RULE_EMPTY, RULE_EMPTY]);
+    }
+
+    #[test]
+    fn unbalanced_quotes_are_refused_with_their_own_rule() {
+        insta::assert_json_snapshot!(split(r#"pytest -k "parser"#).unwrap_err(), @r#"
+        {
+          "rule": "command.unbalanced-quotes",
+          "program": "",
+          "message": "cannot split \"pytest -k \\\"parser\": a quote is not closed or the command ends in a backslash; balance the quotes"
+        }
+        "#);
+    }
+
+    #[test]
+    fn allowed_program_passes_and_returns_argv() {
+        assert_eq!(
+            check("cargo test", &allow(&["cargo"])).unwrap(),
+            ["cargo", "test"]
+        );
+    }
+
+    #[test]
+    fn a_path_is_checked_by_its_basename() {
+        let allowed = allow(&["jest", "cargo"]);
+        assert_eq!(
+            [
+                check("./node_modules/.bin/jest --ci", &allowed).is_ok(),
+                check("/usr/local/bin/cargo test", &allowed).is_ok(),
+                check("./node_modules/.bin/bash -c x", &allowed).is_ok(),
+            ],
+            [true, true, false]
+        );
+    }
+
+    #[test]
+    fn shells_are_refused_unless_listed_by_name() {
+        let refused = refusal("bash -c 'rm -rf /'", &["cargo"]);
+        assert_eq!(
+            check("bash -c 'echo hi'", &allow(&["bash"])).unwrap(),
+            ["bash", "-c", "echo hi"]
+        );
+        insta::assert_json_snapshot!(refused, @r#"
+        {
+          "rule": "command.shell",
+          "program": "bash",
+          "message": "`bash` is a shell and would run any command it is given, so it is refused unless `commands.allow` in .efix.yml lists `bash` by name"
+        }
+        "#);
+    }
+
+    #[test]
+    fn every_shell_and_wrapper_gets_its_rule() {
+        let rules: Vec<(String, String)> = SHELLS
+            .iter()
+            .chain(WRAPPERS)
+            .map(|program| {
+                let refused = refusal(&format!("/bin/{program} cargo test"), &["cargo"]);
+                (refused.program, refused.rule)
+            })
+            .collect();
+        insta::assert_snapshot!(
+            rules.iter().map(|(p, r)| format!("{p} {r}")).collect::<Vec<_>>().join("\n"),
+            @r"
+        /bin/sh command.shell
+        /bin/bash command.shell
+        /bin/dash command.shell
+        /bin/zsh command.shell
+        /bin/fish command.shell
+        /bin/ksh command.shell
+        /bin/csh command.shell
+        /bin/tcsh command.shell
+        /bin/env command.wrapper
+        /bin/sudo command.wrapper
+        /bin/su command.wrapper
+        /bin/doas command.wrapper
+        /bin/xargs command.wrapper
+        /bin/nohup command.wrapper
+        /bin/setsid command.wrapper
+        /bin/timeout command.wrapper
+        /bin/nice command.wrapper
+        /bin/stdbuf command.wrapper
+        /bin/chroot command.wrapper
+        /bin/busybox command.wrapper
+        "
+        );
+    }
+
+    #[test]
+    fn wrapper_refusal_names_the_program_and_the_config_key() {
+        insta::assert_snapshot!(refusal("env FOO=1 cargo test", &["cargo"]).to_string(), @"`env` is a wrapper that runs whatever program it is given, so it is refused unless `commands.allow` in .efix.yml lists `env` by name (command.wrapper)");
+    }
+
+    #[test]
+    fn unlisted_program_refusal_lists_what_is_allowed() {
+        insta::assert_json_snapshot!(refusal("rm -rf target", &["cargo", "make"]), @r#"
+        {
+          "rule": "command.not-allowed",
+          "program": "rm",
+          "message": "`rm` is not an allowed program (allowed: cargo, make); add `rm` to `commands.allow` in .efix.yml to run it"
+        }
+        "#);
+    }
+
+    #[test]
+    fn a_trailing_slash_is_not_a_program() {
+        assert_eq!(refusal("./bin/ test", &["bin"]).rule, RULE_NOT_ALLOWED);
+    }
+
+    #[test]
+    fn empty_argv_is_refused_as_empty() {
+        assert_eq!(
+            check_argv(&[], &allow(&["cargo"])).unwrap_err().rule,
+            RULE_EMPTY
+        );
+    }
 }
