@@ -52,7 +52,7 @@ pub enum ConfigError {
     #[error("parse {}: the file is empty; expected at least `version: 1`", path.display())]
     Empty { path: PathBuf },
     /// The file is not valid YAML, or its top level is not a mapping.
-    #[error("parse {}:{line}:{column}: {message}", path.display())]
+    #[error("parse {}: {message}", place(path, *line, *column))]
     Syntax {
         path: PathBuf,
         line: usize,
@@ -61,8 +61,8 @@ pub enum ConfigError {
     },
     /// A key that efix does not know (often a typo); the user should rename or remove it.
     #[error(
-        "parse {}:{line}:{column}: unknown key `{key}`; expected {}",
-        path.display(),
+        "parse {}: unknown key `{key}`; expected {}",
+        place(path, *line, *column),
         expected_keys(expected)
     )]
     UnknownKey {
@@ -74,8 +74,8 @@ pub enum ConfigError {
     },
     /// A key whose value has the wrong type or an unaccepted value.
     #[error(
-        "parse {}:{line}:{column}: `{key}` has {found}; expected {expected}",
-        path.display()
+        "parse {}: `{key}` has {found}; expected {expected}",
+        place(path, *line, *column)
     )]
     Invalid {
         path: PathBuf,
@@ -102,6 +102,15 @@ pub enum ConfigError {
         origin: Origin,
         problem: String,
     },
+}
+
+/// `file:line:column`, or just `file` when the YAML parser gave no position (line 0).
+fn place(path: &std::path::Path, line: usize, column: usize) -> String {
+    if line == 0 {
+        path.display().to_string()
+    } else {
+        format!("{}:{line}:{column}", path.display())
+    }
 }
 
 fn expected_keys(keys: &[String]) -> String {
@@ -144,6 +153,12 @@ pub(crate) fn classify(message: &str) -> SerdeProblem {
         Some(at) => &message[..at],
         None => message,
     };
+    if body.contains("more than one document") {
+        return SerdeProblem::Other(
+            "the file holds more than one YAML document; keep only one (remove the extra `---`)"
+                .to_owned(),
+        );
+    }
     let Some(start) = SERDE_PHRASES.iter().filter_map(|p| body.find(p)).min() else {
         return SerdeProblem::Other(body.to_owned());
     };

@@ -18,7 +18,8 @@
 //! Lists in the file (`commands.allow`, `security.redact`, `paths.protected`, ...) replace the
 //! default list rather than extending it, so what the file says is exactly what holds; only
 //! `sandbox.env-pass` extends, because the runner's built-in pass-through list is not
-//! configuration but what commands need to work.
+//! configuration but what commands need to work. One exception: the variable named by
+//! `openai.api-key-env` is always added to the redacted names.
 //!
 //! Deviation from the brief: `crate::runner::DEFAULT_TERM_GRACE` does not exist on this branch,
 //! so [`DEFAULT_TERM_GRACE`] is defined here.
@@ -522,7 +523,12 @@ impl Config {
 
         let network = layers.file(security.network, DEFAULT_NETWORK).value;
         let redact = layers.file(list(security.redact), owned(DEFAULT_REDACT));
-        let redact = check_env_names("security.redact", &redact)?;
+        let mut redact = check_env_names("security.redact", &redact)?;
+        // The API key efix itself uses is always a secret, even when `security.redact` replaces
+        // the default list without naming it.
+        if !redact.contains(&openai.api_key_env) {
+            redact.push(openai.api_key_env.clone());
+        }
 
         let env_pass = layers.file(list(sandbox.env_pass), Vec::new());
         let env_pass = check_env_names("sandbox.env-pass", &env_pass)?;

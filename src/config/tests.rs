@@ -277,3 +277,41 @@ fn check_summary_of_a_full_file_shows_no_secret_values() {
     assert!(!summary.contains("sk-example") && !summary.contains("npm-secret"));
     insta::assert_snapshot!(summary);
 }
+
+#[test]
+fn the_api_key_variable_is_redacted_even_when_the_redact_list_omits_it() {
+    let file = parse(
+        Path::new(".efix.yml"),
+        "version: 1\nopenai:\n  api-key-env: LLM_KEY\nsecurity:\n  redact: [DEPLOY_TOKEN]\n",
+    )
+    .unwrap();
+    let env = env(&[("LLM_KEY", "sk-live"), ("DEPLOY_TOKEN", "dt")]);
+    let config = Config::resolve(
+        Some((".efix.yml".into(), file)),
+        &Overrides::default(),
+        &env,
+    )
+    .unwrap();
+    let secrets: Vec<(String, String)> = config
+        .runner
+        .secrets
+        .iter()
+        .map(|s| (s.name.clone(), s.value.clone()))
+        .collect();
+    assert_eq!(
+        (config.redact, secrets),
+        (
+            vec!["DEPLOY_TOKEN".to_owned(), "LLM_KEY".to_owned()],
+            vec![
+                ("DEPLOY_TOKEN".to_owned(), "dt".to_owned()),
+                ("LLM_KEY".to_owned(), "sk-live".to_owned())
+            ]
+        )
+    );
+}
+
+#[test]
+fn a_multi_document_file_is_a_syntax_error() {
+    let err = parse(Path::new(".efix.yml"), "version: 1\n---\nversion: 1\n").unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"parse .efix.yml: the file holds more than one YAML document; keep only one (remove the extra `---`)");
+}
