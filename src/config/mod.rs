@@ -1,58 +1,30 @@
-//! Configuration: the `.efix.yml` file layer (every field optional, unknown keys rejected) and
-//! the resolved [`Config`] with every default in one place.
+//! Configuration: the `.efix.yml` file layer (every field optional, unknown keys rejected),
+//! loading it, and the resolved [`Config`] with every default in one place.
 //!
 //! Precedence is CLI > environment > file > default. After [`Config::resolve`] nothing is
-//! optional and nothing reads the environment again.
+//! optional and nothing reads the environment again. The environment overrides are listed in
+//! `resolve`'s module doc.
 
-use std::path::PathBuf;
-use std::time::Duration;
+mod error;
+mod file;
+mod load;
+mod model;
+pub mod resolve;
+mod summary;
 
-use crate::patch::PatchPolicy;
-use crate::runner::RunnerSettings;
+pub use error::{ConfigError, Origin};
+pub use file::{
+    AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
+    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile, Version,
+    schema_json,
+};
+pub use load::{DEFAULT_FILE_NAME, load, parse};
+pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+pub use summary::check_summary;
 
-/// Which engine proposes plans and fixes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    Openai,
-    Acp,
-    Replay,
-}
-
-/// The OpenAI-compatible engine's settings.
-#[derive(Debug, Clone)]
-pub struct OpenaiConfig {
-    pub model: String,
-    pub api_key_env: String,
-    pub base_url: String,
-    pub timeout: Duration,
-    pub max_retries: u32,
-}
-
-/// Test policy.
-#[derive(Debug, Clone)]
-pub struct TestConfig {
-    /// A regression test (or proven reproduction guard) is required.
-    pub required: bool,
-    /// Suites that must pass after the fix (command strings).
-    pub required_suites: Vec<String>,
-}
-
-/// Everything a run needs, resolved; nothing here is optional.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Where the config came from (`None` = defaults only).
-    pub source: Option<PathBuf>,
-    pub engine: EngineKind,
-    pub openai: OpenaiConfig,
-    pub test: TestConfig,
-    /// Programs (basenames) that may be run.
-    pub allow: Vec<String>,
-    /// Per-command timeout.
-    pub command_timeout: Duration,
-    /// Whether children may use the network (recorded; enforced by later sandbox tiers).
-    pub network: bool,
-    /// Names of environment variables whose values are redacted.
-    pub redact: Vec<String>,
-    pub patch: PatchPolicy,
-    pub runner: RunnerSettings,
-}
+#[cfg(test)]
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test that cannot set up should fail loudly"
+)]
+mod tests;

@@ -1,0 +1,652 @@
+//! Resolution: the file layer, the environment and the command line become one [`Config`],
+//! with every default in this file and every value validated once.
+//!
+//! Precedence is CLI > environment > file > default. The environment overrides are:
+//!
+//! | variable                  | key                  | value                          |
+//! |---------------------------|----------------------|--------------------------------|
+//! | `EFIX_ENGINE`             | `engine`             | `openai`, `acp` or `replay`    |
+//! | `EFIX_OPENAI_MODEL`       | `openai.model`       | model name                     |
+//! | `EFIX_OPENAI_BASE_URL`    | `openai.base-url`    | `http://` or `https://` URL    |
+//! | `EFIX_MAX_ROUNDS`         | `budget.max-rounds`  | whole number                   |
+//! | `EFIX_COMMAND_TIMEOUT_MS` | `commands.timeout-ms`| milliseconds                   |
+//!
+//! An empty variable counts as unset, because CI systems often pass `VAR: ${{ inputs.x }}`
+//! with an empty input. `--suite` on the command line REPLACES `test.required-suites` when
+//! given at all; it is not appended.
+//!
+//! Lists in the file (`commands.allow`, `security.redact`, `paths.protected`, ...) replace the
+//! default list rather than extending it, so what the file says is exactly what holds; only
+//! `sandbox.env-pass` extends, because the runner's built-in pass-through list is not
+//! configuration but what commands need to work. One exception: the variable named by
+//! `openai.api-key-env` is always added to the redacted names.
+//!
+//! Deviation from the brief: `crate::runner::DEFAULT_TERM_GRACE` does not exist on this branch,
+//! so [`DEFAULT_TERM_GRACE`] is defined here.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::error::{ConfigError, Origin};
+use super::file::{FileConfig, StringList};
+use super::model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+use crate::patch::PatchPolicy;
+use crate::runner::{RunnerSettings, Secret, child_env};
+
+/// Default engine.
+pub const DEFAULT_ENGINE: EngineKind = EngineKind::Openai;
+/// Default OpenAI model: cheap and good enough for small patches.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4o-mini";
+/// Default name of the variable holding the API key.
+pub const DEFAULT_OPENAI_API_KEY_ENV: &str = "OPENAI_API_KEY";
+/// Default OpenAI-compatible base URL.
+pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// Default timeout of one API request.
+pub const DEFAULT_OPENAI_TIMEOUT: Duration = Duration::from_millis(120_000);
+/// Default retries of a failed API request.
+pub const DEFAULT_OPENAI_MAX_RETRIES: u32 = 2;
+/// Default timeout of one ACP request; longer than HTTP because an agent turn runs tools.
+pub const DEFAULT_ACP_TIMEOUT: Duration = Duration::from_millis(600_000);
+/// A regression test is required by default: an unproven fix is not a fix.
+pub const DEFAULT_TEST_REQUIRED: bool = true;
+/// Default maximum number of changed files.
+pub const DEFAULT_MAX_FILES: u32 = 8;
+/// Default maximum number of changed lines.
+pub const DEFAULT_MAX_LOC: u32 = 300;
+/// Default allowlist: the original MVP's JavaScript and Python runners (`node npm npx pnpm yarn
+/// pytest`) plus `cargo go python python3 make`, the toolchains efix's own examples and the
+/// ecosystems it parses test output for use.
+pub const DEFAULT_ALLOW: &[&str] = &[
+    "node", "npm", "npx", "pnpm", "yarn", "pytest", "cargo", "go", "python", "python3", "make",
+];
+/// Default timeout of one command.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(600_000);
+/// Default time between SIGTERM and SIGKILL.
+pub const DEFAULT_TERM_GRACE: Duration = Duration::from_millis(5_000);
+/// Network is allowed by default; recorded only until the sandbox tier that enforces it lands.
+pub const DEFAULT_NETWORK: bool = true;
+/// Variables redacted by default.
+pub const DEFAULT_REDACT: &[&str] = &["GITHUB_TOKEN", "OPENAI_API_KEY"];
+/// Globs no patch may touch by default: CI definitions and efix's own config, so a patch
+/// cannot widen what efix is allowed to do.
+pub const DEFAULT_PROTECTED: &[&str] = &[".github/workflows/**", ".efix.yml"];
+/// Patches may not delete files by default.
+pub const DEFAULT_ALLOW_DELETE: bool = false;
+/// Default maximum number of fix rounds.
+pub const DEFAULT_MAX_ROUNDS: u32 = 3;
+/// Default timeout of the whole run.
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_millis(1_800_000);
+/// Default bytes kept from the start of each output stream.
+pub const DEFAULT_OUTPUT_HEAD_BYTES: u64 = 64 * 1024;
+/// Default bytes kept from the end of each output stream (test summaries are at the end).
+pub const DEFAULT_OUTPUT_TAIL_BYTES: u64 = 256 * 1024;
+
+/// Longest accepted timeout (commands, requests, the run): a day.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+/// Longest accepted grace period between SIGTERM and SIGKILL.
+pub const MAX_TERM_GRACE: Duration = Duration::from_secs(10 * 60);
+/// Largest accepted head or tail capture per stream.
+pub const MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest accepted `budget.max-rounds`.
+pub const MAX_ROUNDS_LIMIT: u32 = 20;
+/// Largest accepted `openai.max-retries`.
+pub const MAX_RETRIES_LIMIT: u32 = 10;
+/// Largest accepted `diff.max-files`.
+pub const MAX_FILES_LIMIT: u32 = 1_000;
+/// Largest accepted `diff.max-loc`.
+pub const MAX_LOC_LIMIT: u32 = 100_000;
+
+/// Environment override names.
+pub const ENV_ENGINE: &str = "EFIX_ENGINE";
+/// Environment override of `openai.model`.
+pub const ENV_OPENAI_MODEL: &str = "EFIX_OPENAI_MODEL";
+/// Environment override of `openai.base-url`.
+pub const ENV_OPENAI_BASE_URL: &str = "EFIX_OPENAI_BASE_URL";
+/// Environment override of `budget.max-rounds`.
+pub const ENV_MAX_ROUNDS: &str = "EFIX_MAX_ROUNDS";
+/// Environment override of `commands.timeout-ms`.
+pub const ENV_COMMAND_TIMEOUT_MS: &str = "EFIX_COMMAND_TIMEOUT_MS";
+
+/// A value and where it came from.
+struct Picked<T> {
+    value: T,
+    origin: Origin,
+}
+
+/// The layers of one key, highest precedence first.
+struct Layers<'a> {
+    file_origin: Origin,
+    env: &'a Env,
+}
+
+impl Layers<'_> {
+    fn pick<T>(
+        &self,
+        cli: Option<(T, &'static str)>,
+        env: Option<(T, &'static str)>,
+        file: Option<T>,
+        default: T,
+    ) -> Picked<T> {
+        if let Some((value, flag)) = cli {
+            return Picked {
+                value,
+                origin: Origin::Cli(flag),
+            };
+        }
+        if let Some((value, name)) = env {
+            return Picked {
+                value,
+                origin: Origin::Env(name),
+            };
+        }
+        match file {
+            Some(value) => Picked {
+                value,
+                origin: self.file_origin.clone(),
+            },
+            None => Picked {
+                value: default,
+                origin: Origin::Default,
+            },
+        }
+    }
+
+    fn file<T>(&self, file: Option<T>, default: T) -> Picked<T> {
+        self.pick(None, None, file, default)
+    }
+
+    /// A non-empty UTF-8 environment override.
+    fn env_text(&self, name: &'static str) -> Result<Option<(String, &'static str)>, ConfigError> {
+        let Some(value) = self.env.get(name) else {
+            return Ok(None);
+        };
+        if value.is_empty() {
+            return Ok(None);
+        }
+        match value.to_str() {
+            Some(text) => Ok(Some((text.to_owned(), name))),
+            None => Err(ConfigError::EnvValue {
+                name,
+                value: value.to_string_lossy().into_owned(),
+                expected: "UTF-8 text".to_owned(),
+            }),
+        }
+    }
+
+    fn env_number<T: std::str::FromStr>(
+        &self,
+        name: &'static str,
+        expected: &str,
+    ) -> Result<Option<(T, &'static str)>, ConfigError> {
+        let Some((text, name)) = self.env_text(name)? else {
+            return Ok(None);
+        };
+        match text.trim().parse() {
+            Ok(value) => Ok(Some((value, name))),
+            Err(_) => Err(ConfigError::EnvValue {
+                name,
+                value: text,
+                expected: expected.to_owned(),
+            }),
+        }
+    }
+}
+
+fn millis(value: Option<super::file::Millis>) -> Option<Duration> {
+    value.map(|m| Duration::from_millis(m.0))
+}
+
+fn list(value: Option<StringList>) -> Option<Vec<String>> {
+    value.map(|l| l.0)
+}
+
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn out_of_range(key: &str, origin: &Origin, problem: String) -> ConfigError {
+    ConfigError::OutOfRange {
+        key: key.to_owned(),
+        origin: origin.clone(),
+        problem,
+    }
+}
+
+fn check_duration(
+    key: &str,
+    picked: &Picked<Duration>,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ConfigError> {
+    let value = picked.value;
+    if value < min || value > max {
+        return Err(out_of_range(
+            key,
+            &picked.origin,
+            format!(
+                "{} ms is out of range; expected {} to {} milliseconds",
+                value.as_millis(),
+                min.as_millis(),
+                max.as_millis()
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+fn check_count(
+    key: &str,
+    picked: &Picked<u32>,
+    min: u32,
+    max: u32,
+    unit: &str,
+) -> Result<u32, ConfigError> {
+    let value = picked.value;
+    if value < min || value > max {
+        return Err(out_of_range(
+            key,
+            &picked.origin,
+            format!("{value} is out of range; expected {min} to {max} {unit}"),
+        ));
+    }
+    Ok(value)
+}
+
+fn check_bytes(key: &str, picked: &Picked<u64>, min: u64) -> Result<usize, ConfigError> {
+    let value = picked.value;
+    if value < min || value > MAX_OUTPUT_BYTES {
+        return Err(out_of_range(
+            key,
+            &picked.origin,
+            format!(
+                "{value} bytes is out of range; expected {min} to {MAX_OUTPUT_BYTES} bytes (64 MiB)"
+            ),
+        ));
+    }
+    usize::try_from(value).map_err(|_| {
+        out_of_range(
+            key,
+            &picked.origin,
+            format!("{value} bytes does not fit in memory"),
+        )
+    })
+}
+
+fn check_text(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
+    if picked.value.trim().is_empty() {
+        return Err(out_of_range(
+            key,
+            &picked.origin,
+            "is empty; expected a value".to_owned(),
+        ));
+    }
+    Ok(picked.value.clone())
+}
+
+/// Each entry must be a bare program name, because the allowlist compares basenames.
+fn check_programs(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    for (index, name) in picked.value.iter().enumerate() {
+        if name.is_empty() || name.contains('/') || name.chars().any(char::is_whitespace) {
+            return Err(out_of_range(
+                &format!("{key}[{index}]"),
+                &picked.origin,
+                format!(
+                    "{name:?} is not a program name; expected a bare name such as `cargo` (paths are matched by their basename)"
+                ),
+            ));
+        }
+    }
+    Ok(picked.value.clone())
+}
+
+fn check_env_name(key: &str, name: &str, origin: &Origin) -> Result<(), ConfigError> {
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if valid {
+        return Ok(());
+    }
+    Err(out_of_range(
+        key,
+        origin,
+        format!("{name:?} is not an environment variable name; expected letters, digits and `_`"),
+    ))
+}
+
+fn check_env_names(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    for (index, name) in picked.value.iter().enumerate() {
+        check_env_name(&format!("{key}[{index}]"), name, &picked.origin)?;
+    }
+    Ok(picked.value.clone())
+}
+
+fn check_globs(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    for (index, glob) in picked.value.iter().enumerate() {
+        if let Err(err) = globset::Glob::new(glob) {
+            return Err(out_of_range(
+                &format!("{key}[{index}]"),
+                &picked.origin,
+                format!(
+                    "{glob:?} is not a valid glob ({}); expected a pattern such as `src/**`",
+                    err.kind()
+                ),
+            ));
+        }
+    }
+    Ok(picked.value.clone())
+}
+
+/// A command string must split into a non-empty argv; the allowlist is checked when it runs.
+fn check_command(key: &str, command: &str, origin: &Origin) -> Result<(), ConfigError> {
+    crate::policy::command::split(command)
+        .map(|_| ())
+        .map_err(|refusal| out_of_range(key, origin, refusal.message))
+}
+
+/// A trailing slash is dropped so engines can append `/chat/completions` without doubling it.
+fn check_url(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
+    let url = picked.value.trim_end_matches('/');
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len()
+    {
+        return Err(out_of_range(
+            key,
+            &picked.origin,
+            format!(
+                "{:?} is not an HTTP URL; expected something like `https://api.openai.com/v1`",
+                picked.value
+            ),
+        ));
+    }
+    Ok(url.to_owned())
+}
+
+fn join_prompt(
+    repo: &Path,
+    path: Option<String>,
+    key: &str,
+    origin: &Origin,
+) -> Result<Option<PathBuf>, ConfigError> {
+    match path {
+        None => Ok(None),
+        Some(path) if path.trim().is_empty() => Err(out_of_range(
+            key,
+            origin,
+            "is empty; expected a path relative to the repository".to_owned(),
+        )),
+        Some(path) => Ok(Some(repo.join(path))),
+    }
+}
+
+impl Config {
+    /// Resolve the file (if any), the command-line overrides and the environment snapshot into
+    /// a complete, validated configuration.
+    pub fn resolve(
+        file: Option<(PathBuf, FileConfig)>,
+        overrides: &Overrides,
+        env: &Env,
+    ) -> Result<Config, ConfigError> {
+        let (source, file) = match file {
+            Some((path, file)) => (Some(path), file),
+            None => (None, FileConfig::default()),
+        };
+        let layers = Layers {
+            file_origin: source.clone().map_or(Origin::Default, Origin::File),
+            env,
+        };
+        let openai = file.openai.unwrap_or_default();
+        let acp = file.acp.unwrap_or_default();
+        let test = file.test.unwrap_or_default();
+        let diff = file.diff.unwrap_or_default();
+        let commands = file.commands.unwrap_or_default();
+        let security = file.security.unwrap_or_default();
+        let sandbox = file.sandbox.unwrap_or_default();
+        let paths = file.paths.unwrap_or_default();
+        let budget = file.budget.unwrap_or_default();
+        let prompts = file.prompts.unwrap_or_default();
+
+        let env_engine = match layers.env_text(ENV_ENGINE)? {
+            Some((text, name)) => Some((
+                text.trim()
+                    .parse::<EngineKind>()
+                    .map_err(|expected| ConfigError::EnvValue {
+                        name,
+                        value: text.clone(),
+                        expected,
+                    })?,
+                name,
+            )),
+            None => None,
+        };
+        let engine_picked = layers.pick(
+            overrides.engine.map(|e| (e, "--engine")),
+            env_engine,
+            file.engine,
+            DEFAULT_ENGINE,
+        );
+        let engine = engine_picked.value;
+
+        let model = layers.pick(
+            None,
+            layers.env_text(ENV_OPENAI_MODEL)?,
+            openai.model,
+            DEFAULT_OPENAI_MODEL.to_owned(),
+        );
+        let api_key_env = layers.file(openai.api_key_env, DEFAULT_OPENAI_API_KEY_ENV.to_owned());
+        let base_url = layers.pick(
+            None,
+            layers.env_text(ENV_OPENAI_BASE_URL)?,
+            openai.base_url,
+            DEFAULT_OPENAI_BASE_URL.to_owned(),
+        );
+        let openai_timeout = layers.file(millis(openai.timeout_ms), DEFAULT_OPENAI_TIMEOUT);
+        let max_retries = layers.file(openai.max_retries.map(|c| c.0), DEFAULT_OPENAI_MAX_RETRIES);
+        check_env_name(
+            "openai.api-key-env",
+            &api_key_env.value,
+            &api_key_env.origin,
+        )?;
+        let openai = OpenaiConfig {
+            model: check_text("openai.model", &model)?,
+            api_key_env: api_key_env.value,
+            base_url: check_url("openai.base-url", &base_url)?,
+            timeout: check_duration(
+                "openai.timeout-ms",
+                &openai_timeout,
+                Duration::from_millis(1),
+                MAX_TIMEOUT,
+            )?,
+            max_retries: check_count(
+                "openai.max-retries",
+                &max_retries,
+                0,
+                MAX_RETRIES_LIMIT,
+                "retries",
+            )?,
+        };
+
+        let acp_command = layers.file(acp.command.map(Some), None);
+        if let Some(command) = &acp_command.value {
+            check_command("acp.command", command, &acp_command.origin)?;
+        }
+        if engine == EngineKind::Acp && acp_command.value.is_none() {
+            return Err(out_of_range(
+                "engine",
+                &engine_picked.origin,
+                "`acp` needs the agent's command line; set `acp.command` in the config file"
+                    .to_owned(),
+            ));
+        }
+        let acp_timeout = layers.file(millis(acp.timeout_ms), DEFAULT_ACP_TIMEOUT);
+        let acp_timeout = check_duration(
+            "acp.timeout-ms",
+            &acp_timeout,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
+
+        let suites_cli =
+            (!overrides.suites.is_empty()).then(|| (overrides.suites.clone(), "--suite"));
+        let suites = layers.pick(suites_cli, None, list(test.required_suites), Vec::new());
+        for (index, suite) in suites.value.iter().enumerate() {
+            check_command(
+                &format!("test.required-suites[{index}]"),
+                suite,
+                &suites.origin,
+            )?;
+        }
+        let test = TestConfig {
+            required: layers.file(test.required, DEFAULT_TEST_REQUIRED).value,
+            required_suites: suites.value,
+        };
+
+        let allow = layers.file(list(commands.allow), owned(DEFAULT_ALLOW));
+        let allow = check_programs("commands.allow", &allow)?;
+        let command_timeout = layers.pick(
+            overrides.command_timeout.map(|t| (t, "--timeout-seconds")),
+            layers
+                .env_number::<u64>(ENV_COMMAND_TIMEOUT_MS, "an integer number of milliseconds")?
+                .map(|(ms, name)| (Duration::from_millis(ms), name)),
+            millis(commands.timeout_ms),
+            DEFAULT_COMMAND_TIMEOUT,
+        );
+        let command_timeout = check_duration(
+            "commands.timeout-ms",
+            &command_timeout,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
+        let term_grace = layers.file(millis(commands.term_grace_ms), DEFAULT_TERM_GRACE);
+        let term_grace = check_duration(
+            "commands.term-grace-ms",
+            &term_grace,
+            Duration::ZERO,
+            MAX_TERM_GRACE,
+        )?;
+
+        let network = layers.file(security.network, DEFAULT_NETWORK).value;
+        let redact = layers.file(list(security.redact), owned(DEFAULT_REDACT));
+        let mut redact = check_env_names("security.redact", &redact)?;
+        // The API key efix itself uses is always a secret, even when `security.redact` replaces
+        // the default list without naming it.
+        if !redact.contains(&openai.api_key_env) {
+            redact.push(openai.api_key_env.clone());
+        }
+
+        let env_pass = layers.file(list(sandbox.env_pass), Vec::new());
+        let env_pass = check_env_names("sandbox.env-pass", &env_pass)?;
+        let head = layers.file(
+            sandbox.output_head_bytes.map(|b| b.0),
+            DEFAULT_OUTPUT_HEAD_BYTES,
+        );
+        let tail = layers.file(
+            sandbox.output_tail_bytes.map(|b| b.0),
+            DEFAULT_OUTPUT_TAIL_BYTES,
+        );
+        // The tail must keep something: test runners print their summary last.
+        let output_head_bytes = check_bytes("sandbox.output-head-bytes", &head, 0)?;
+        let output_tail_bytes = check_bytes("sandbox.output-tail-bytes", &tail, 1)?;
+
+        let protected = layers.file(list(paths.protected), owned(DEFAULT_PROTECTED));
+        let allow_paths = layers.file(list(paths.allow), Vec::new());
+        let max_files = layers.file(diff.max_files.map(|c| c.0), DEFAULT_MAX_FILES);
+        let max_loc = layers.file(diff.max_loc.map(|c| c.0), DEFAULT_MAX_LOC);
+        let patch = PatchPolicy {
+            protected: check_globs("paths.protected", &protected)?,
+            allow: check_globs("paths.allow", &allow_paths)?,
+            allow_delete: layers.file(paths.allow_delete, DEFAULT_ALLOW_DELETE).value,
+            max_files: check_count("diff.max-files", &max_files, 1, MAX_FILES_LIMIT, "files")?
+                as usize,
+            max_loc: check_count("diff.max-loc", &max_loc, 1, MAX_LOC_LIMIT, "lines")? as usize,
+        };
+
+        let max_rounds = layers.pick(
+            overrides.max_rounds.map(|n| (n, "--max-rounds")),
+            layers.env_number::<u32>(ENV_MAX_ROUNDS, "a whole number of rounds")?,
+            budget.max_rounds.map(|c| c.0),
+            DEFAULT_MAX_ROUNDS,
+        );
+        let max_rounds = check_count(
+            "budget.max-rounds",
+            &max_rounds,
+            1,
+            MAX_ROUNDS_LIMIT,
+            "rounds",
+        )?;
+        let run_timeout = layers.pick(
+            overrides.run_timeout.map(|t| (t, "--timeout-seconds")),
+            None,
+            millis(budget.run_timeout_ms),
+            DEFAULT_RUN_TIMEOUT,
+        );
+        let run_timeout = check_duration(
+            "budget.run-timeout-ms",
+            &run_timeout,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
+
+        let prompt_overrides = PromptOverrides {
+            plan: join_prompt(
+                &overrides.repo,
+                prompts.plan,
+                "prompts.plan",
+                &layers.file_origin,
+            )?,
+            fix: join_prompt(
+                &overrides.repo,
+                prompts.fix,
+                "prompts.fix",
+                &layers.file_origin,
+            )?,
+        };
+
+        let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
+        let secrets = secrets(&redact, env);
+        let runner = RunnerSettings {
+            env: child_env,
+            output_head_bytes,
+            output_tail_bytes,
+            term_grace,
+            secrets,
+        };
+
+        Ok(Config {
+            source,
+            engine,
+            openai,
+            acp_command: acp_command.value,
+            acp_timeout,
+            test,
+            allow,
+            command_timeout,
+            network,
+            redact,
+            env_dropped,
+            max_rounds,
+            run_timeout,
+            prompt_overrides,
+            patch,
+            runner,
+        })
+    }
+}
+
+/// The values of the `redact` names in efix's own environment; unset, empty and non-UTF-8
+/// values are skipped (an empty secret would match everywhere).
+fn secrets(redact: &[String], env: &Env) -> Vec<Secret> {
+    redact
+        .iter()
+        .filter_map(|name| {
+            let value = env.get(name)?;
+            if value.is_empty() {
+                return None;
+            }
+            let Some(value) = value.to_str() else {
+                tracing::warn!(name = %name, "not redacting a secret that is not UTF-8");
+                return None;
+            };
+            Some(Secret {
+                name: name.clone(),
+                value: value.to_owned(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,174 @@
+//! The short human summary `efix config check` prints for a resolved [`Config`].
+//!
+//! It shows what efix will do, never secret values: redaction is summarised as how many of the
+//! listed variables are set, and the child environment as the names passed.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::model::{Config, EngineKind};
+
+fn seconds(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis.is_multiple_of(1000) {
+        format!("{} s", millis / 1000)
+    } else {
+        format!("{millis} ms")
+    }
+}
+
+fn bytes(count: usize) -> String {
+    if count >= 1024 && count.is_multiple_of(1024) {
+        format!("{} KiB", count / 1024)
+    } else {
+        format!("{count} B")
+    }
+}
+
+fn names(items: &[String], none: &str) -> String {
+    if items.is_empty() {
+        none.to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// A few lines describing the resolved configuration, ending with a newline.
+pub fn check_summary(config: &Config) -> String {
+    let mut out = String::new();
+    let source = match &config.source {
+        Some(path) => format!("{} (valid)", path.display()),
+        None => "no config file; built-in defaults".to_owned(),
+    };
+    let engine = match config.engine {
+        EngineKind::Openai => format!(
+            "openai, model {} at {}, key from ${}, timeout {}, {} retries",
+            config.openai.model,
+            config.openai.base_url,
+            config.openai.api_key_env,
+            seconds(config.openai.timeout),
+            config.openai.max_retries
+        ),
+        EngineKind::Acp => format!(
+            "acp, agent `{}`, timeout {}",
+            config.acp_command.as_deref().unwrap_or_default(),
+            seconds(config.acp_timeout)
+        ),
+        EngineKind::Replay => "replay (answers from the --replay file)".to_owned(),
+    };
+    let tests = format!(
+        "{}; required suites: {}",
+        if config.test.required {
+            "regression test required"
+        } else {
+            "regression test optional"
+        },
+        names(&config.test.required_suites, "none")
+    );
+    let secrets_set = config.runner.secrets.len();
+    let passed: Vec<String> = config
+        .runner
+        .env
+        .iter()
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .collect();
+    let patch = &config.patch;
+    let prompts = match (&config.prompt_overrides.plan, &config.prompt_overrides.fix) {
+        (None, None) => "built-in".to_owned(),
+        (plan, fix) => format!(
+            "plan {}, fix {}",
+            plan.as_ref()
+                .map_or("built-in".to_owned(), |p| p.display().to_string()),
+            fix.as_ref()
+                .map_or("built-in".to_owned(), |p| p.display().to_string())
+        ),
+    };
+    let lines = [
+        ("config", source),
+        ("engine", engine),
+        (
+            "commands",
+            format!(
+                "allow {}; timeout {}, kill grace {}",
+                names(&config.allow, "nothing"),
+                seconds(config.command_timeout),
+                seconds(config.runner.term_grace)
+            ),
+        ),
+        ("tests", tests),
+        (
+            "diff",
+            format!(
+                "at most {} files, {} changed lines",
+                patch.max_files, patch.max_loc
+            ),
+        ),
+        (
+            "paths",
+            format!(
+                "protected {}; allowed {}; deletion {}",
+                names(&patch.protected, "nothing"),
+                names(&patch.allow, "anywhere else"),
+                if patch.allow_delete {
+                    "allowed"
+                } else {
+                    "refused"
+                }
+            ),
+        ),
+        (
+            "budget",
+            format!(
+                "{} rounds, {} per run",
+                config.max_rounds,
+                seconds(config.run_timeout)
+            ),
+        ),
+        (
+            "network",
+            (if config.network {
+                "allowed (recorded, not enforced yet)"
+            } else {
+                "off (recorded, not enforced yet)"
+            })
+            .to_owned(),
+        ),
+        (
+            "redact",
+            format!(
+                "{} ({secrets_set} of {} set)",
+                names(&config.redact, "nothing"),
+                config.redact.len()
+            ),
+        ),
+        (
+            "env",
+            format!(
+                "passes {}{}",
+                names(&passed, "nothing"),
+                if config.env_dropped.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; dropped as credentials: {}",
+                        config.env_dropped.join(", ")
+                    )
+                }
+            ),
+        ),
+        (
+            "output",
+            format!(
+                "keeps head {} and tail {} per stream",
+                bytes(config.runner.output_head_bytes),
+                bytes(config.runner.output_tail_bytes)
+            ),
+        ),
+        ("prompts", prompts),
+    ];
+    for (label, text) in lines {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{label:<9}{text}");
+    }
+    out
+}
