@@ -1,40 +1,28 @@
-//! Parsing test-runner output into per-test results: cargo test, pytest, jest/vitest, mocha,
-//! go test, node:test/TAP and JUnit XML.
+//! Parsing test-runner output into per-test results: cargo test (libtest and nextest), pytest,
+//! jest, vitest, mocha, go test (text and `-json`), node:test (spec and TAP), TAP and JUnit XML.
 //!
-//! Pure text in, structured results out; it never runs anything.
+//! Pure text in, structured results out; it never runs anything and never decides what a
+//! result means for the pipeline (that is `pipeline`'s job). It also owns the before/after
+//! comparison and the best-effort extraction of test filters from a command's argv.
+//!
+//! Every parser is tolerant: unknown lines are skipped, nothing panics on any input, and a
+//! text with no recognised signal gives `None` so the caller falls back to the exit code.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+mod argv;
+mod cargo;
+mod compare;
+mod detect;
+mod gotest;
+mod jest;
+mod junit;
+mod mocha;
+mod model;
+mod pytest;
+mod tap;
+mod text;
 
-/// The state of one test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TestStatus {
-    Passed,
-    Failed,
-    Skipped,
-}
-
-/// One test's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TestCase {
-    pub name: String,
-    pub status: TestStatus,
-}
-
-/// What a test runner reported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TestReport {
-    /// Which runner's format was recognised (`cargo`, `pytest`, `jest`, ...).
-    pub format: String,
-    pub tests: Vec<TestCase>,
-    pub passed: u64,
-    pub failed: u64,
-    pub skipped: u64,
-}
-
-/// Parse a runner's captured output; `None` when no known format is recognised.
-pub fn parse(stdout: &str, stderr: &str) -> Option<TestReport> {
-    let _ = (stdout, stderr);
-    todo!("testreport helper implements this")
-}
+pub use argv::requested_tests;
+pub use compare::{Comparison, compare};
+pub use detect::parse;
+pub use junit::parse_junit_xml;
+pub use model::{TestCase, TestReport, TestStatus};

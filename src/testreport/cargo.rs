@@ -1,0 +1,205 @@
+//! cargo test (libtest's human output, several targets per run) and cargo-nextest.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
+use super::text::{count_pairs, re};
+
+static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^running (\d+) tests?$"));
+static TEST_LINE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?|bench:.*)$"));
+static RESULT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured")
+});
+static TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s+(.+)$"));
+static FAILURE_SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
+static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line \d+\)"));
+static HASHED_BINARY: LazyLock<Regex> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
+
+/// libtest: `running N tests`, `test NAME ... ok|FAILED|ignored`, `---- NAME stdout ----`,
+/// the `failures:` list and one `test result:` line per test target.
+pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let targets = target_labels(lines);
+    let block_count = lines.iter().filter(|line| RUNNING.is_match(line)).count();
+    // Cargo prints target headers on stderr and results on stdout, so they can only be
+    // paired by order, and only when every block has its header.
+    let pair_targets = targets.len() == block_count;
+    let mut builder = Builder::new("cargo", true);
+    let mut block: Option<usize> = None;
+    let mut seen_in_block: HashMap<String, u32> = HashMap::new();
+    let mut in_failure_list = false;
+    let mut listed_any = false;
+    for line in lines {
+        if RUNNING.is_match(line) {
+            block = Some(block.map_or(0, |at| at + 1));
+            seen_in_block.clear();
+            in_failure_list = false;
+            continue;
+        }
+        let file = match (pair_targets, block) {
+            (true, Some(at)) => targets.get(at).cloned().flatten(),
+            _ => None,
+        };
+        if let Some(caps) = TEST_LINE.captures(line) {
+            let (Some(name), Some(outcome)) = (caps.get(1), caps.get(2)) else {
+                continue;
+            };
+            let status = match outcome.as_str() {
+                "ok" => TestStatus::Passed,
+                "FAILED" => TestStatus::Failed,
+                other if other.starts_with("bench:") => TestStatus::Passed,
+                _ => TestStatus::Skipped,
+            };
+            let name = unique_name(&mut seen_in_block, &test_name(name.as_str()));
+            builder.record(file.as_deref(), &name, status);
+            listed_any = true;
+        } else if let Some(name) = FAILURE_SECTION.captures(line).and_then(|caps| caps.get(1)) {
+            // What follows is the test's own output, not the list of names.
+            in_failure_list = false;
+            builder.record_new(
+                file.as_deref(),
+                &test_name(name.as_str()),
+                TestStatus::Failed,
+            );
+        } else if line == "failures:" {
+            in_failure_list = true;
+        } else if in_failure_list && line.starts_with("    ") && !line.trim().is_empty() {
+            builder.record_new(file.as_deref(), &test_name(line.trim()), TestStatus::Failed);
+        } else if let Some(caps) = RESULT.captures(line) {
+            in_failure_list = false;
+            let number = |at: usize| {
+                caps.get(at)
+                    .and_then(|m| m.as_str().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            builder.add_summary(Counts {
+                passed: number(1).saturating_add(number(4)),
+                failed: number(2),
+                skipped: number(3),
+                errors: 0,
+            });
+        } else if line.trim().is_empty() {
+            continue;
+        } else if !line.starts_with("    ") {
+            in_failure_list = false;
+        }
+    }
+    if block.is_none() && !builder.has_summary() {
+        return None;
+    }
+    let mut report = builder.finish();
+    report.lists_passed = listed_any || report.passed == 0;
+    Some((Signal::Summary, report))
+}
+
+/// One label per test block, in order: the target source (`src/lib.rs`, `tests/cli.rs`) for
+/// `Running` headers, `None` for doc-tests (their names already carry the path).
+fn target_labels(lines: &[String]) -> Vec<Option<String>> {
+    lines
+        .iter()
+        .filter_map(|line| {
+            let caps = TARGET.captures(line)?;
+            let kind = caps.get(1)?.as_str();
+            if kind == "Doc-tests" {
+                return Some(None);
+            }
+            let rest = caps.get(2)?.as_str().trim();
+            let rest = rest.strip_prefix("unittests ").unwrap_or(rest);
+            // `src/lib.rs (target/debug/deps/efix-0123456789abcdef)`, or on old cargo only
+            // the hashed binary path.
+            let label = match rest.find(" (") {
+                Some(at) => rest.get(..at).unwrap_or(rest).to_owned(),
+                None => {
+                    let base = rest.rsplit(['/', '\\']).next().unwrap_or(rest);
+                    HASHED_BINARY.replace(base, "").into_owned()
+                }
+            };
+            Some(Some(label))
+        })
+        .collect()
+}
+
+/// Stable form of a libtest name: doc-test line numbers and the `should panic` marker go,
+/// since both change with edits that do not change which test it is.
+fn test_name(raw: &str) -> String {
+    let name = raw.trim();
+    let name = name.strip_suffix(" - should panic").unwrap_or(name);
+    DOC_LINE.replace_all(name, "").into_owned()
+}
+
+/// Doc-tests on one item differ only by the line number just removed; number repeats.
+fn unique_name(seen: &mut HashMap<String, u32>, name: &str) -> String {
+    let count = seen.entry(name.to_owned()).or_insert(0);
+    *count += 1;
+    if *count == 1 {
+        name.to_owned()
+    } else {
+        format!("{name} #{count}")
+    }
+}
+
+static NEXTEST_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(?:TRY \d+ )?(PASS|FAIL|SKIP|TIMEOUT|ABORT|LEAK|LEAK-FAIL|FLAKY \d+/\d+|SIG[A-Z]+)\s+\[[^\]]*\]\s+(?:\(\s*\d+/\d+\)\s+)?(\S+)\s+(.+?)\s*$",
+    )
+});
+static NEXTEST_START: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*Starting (\d+) tests? across \d+ binar"));
+static NEXTEST_SUMMARY: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*Summary \[[^\]]*\]\s+(\d+) tests? run: (.*)$"));
+
+/// cargo-nextest: `PASS [ 0.004s] binary-id test::name`, retries (`TRY 2 PASS`), the final
+/// failure list, and `Summary [...] N tests run: 2 passed, 1 failed, 1 skipped`.
+pub(crate) fn parse_nextest(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let mut builder = Builder::new("nextest", true);
+    let mut started: Option<u64> = None;
+    let mut summary_seen = false;
+    let mut in_final_list = false;
+    for line in lines {
+        if let Some(caps) = NEXTEST_SUMMARY.captures(line) {
+            summary_seen = true;
+            in_final_list = true;
+            let mut counts = Counts::default();
+            for (word, n) in count_pairs(caps.get(2).map_or("", |m| m.as_str())) {
+                match word.as_str() {
+                    "passed" => counts.passed += n,
+                    "failed" | "timed" => counts.failed += n,
+                    "skipped" => counts.skipped += n,
+                    _ => {}
+                }
+            }
+            builder.add_summary(counts);
+        } else if let Some(caps) = NEXTEST_START.captures(line) {
+            started = caps.get(1).and_then(|m| m.as_str().parse().ok());
+        } else if let Some(caps) = NEXTEST_LINE.captures(line) {
+            let (Some(kind), Some(binary), Some(name)) = (caps.get(1), caps.get(2), caps.get(3))
+            else {
+                continue;
+            };
+            let status = match kind.as_str() {
+                "PASS" | "LEAK" => TestStatus::Passed,
+                "SKIP" => TestStatus::Skipped,
+                flaky if flaky.starts_with("FLAKY") => TestStatus::Passed,
+                _ => TestStatus::Failed,
+            };
+            // The list after the summary repeats results already seen.
+            if in_final_list {
+                builder.record_new(Some(binary.as_str()), name.as_str(), status);
+            } else {
+                builder.record(Some(binary.as_str()), name.as_str(), status);
+            }
+        }
+    }
+    if !summary_seen && started == Some(0) {
+        builder.add_summary(Counts::default());
+    }
+    if started.is_none() && !summary_seen {
+        return None;
+    }
+    builder
+        .into_parsed()
+        .map(|(_, report)| (Signal::Summary, report))
+}

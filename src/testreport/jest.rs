@@ -1,0 +1,195 @@
+//! jest (`PASS`/`FAIL file`, `✓`/`✕`/`○` lines, `● a › b` failure headers, `Tests:` summary)
+//! and vitest (`✓`/`×`/`↓` lines, `FAIL file > a > b`, `Test Files`/`Tests` summary).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
+use super::text::{count_pairs, indent, re, strip_duration};
+
+static JEST_FILE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(PASS|FAIL)\s+(\S+)(?:\s+\(.*\))?\s*$"));
+static JEST_TEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✓|✔|√|✕|✖|×|○|✎)\s+(.+)$"));
+static JEST_FAILURE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*● (.+)$"));
+static JEST_TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^Tests:\s+(.*\d+ total.*)$"));
+static JEST_NONE: LazyLock<Regex> = LazyLock::new(|| re(r"^No tests found, exiting with code \d+"));
+
+/// Headers under `●` that are not tests.
+const NOT_TESTS: &[&str] = &["Console", "Test suite failed to run"];
+
+pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let mut builder = Builder::new("jest", false);
+    let mut file: Option<String> = None;
+    // Describe blocks by indentation, for the `a › b` names jest uses in failure headers.
+    let mut describes: Vec<(usize, String)> = Vec::new();
+    let mut listed = false;
+    let mut suite_errors = 0u64;
+    let mut none_found = false;
+    // After the first `●` header of a file, the lines are failure details, not the tree.
+    let mut in_details = false;
+    for line in lines {
+        if let Some(caps) = JEST_FILE.captures(line) {
+            file = caps.get(2).map(|m| m.as_str().to_owned());
+            describes.clear();
+            in_details = false;
+        } else if let Some(caps) = JEST_TESTS.captures(line) {
+            let mut counts = Counts::default();
+            for (word, n) in count_pairs(caps.get(1).map_or("", |m| m.as_str())) {
+                match word.as_str() {
+                    "passed" => counts.passed += n,
+                    "failed" => counts.failed += n,
+                    "skipped" | "todo" | "pending" => counts.skipped += n,
+                    _ => {}
+                }
+            }
+            builder.add_summary(counts);
+        } else if JEST_NONE.is_match(line) {
+            none_found = true;
+        } else if let Some(file) = file.as_deref() {
+            if let Some(caps) = JEST_TEST.captures(line) {
+                let (Some(space), Some(mark), Some(title)) =
+                    (caps.get(1), caps.get(2), caps.get(3))
+                else {
+                    continue;
+                };
+                let depth = space.as_str().len();
+                describes.retain(|(at, _)| *at < depth);
+                let status = match mark.as_str() {
+                    "✓" | "✔" | "√" => TestStatus::Passed,
+                    "○" | "✎" => TestStatus::Skipped,
+                    _ => TestStatus::Failed,
+                };
+                let title = strip_duration(title.as_str());
+                let title = title
+                    .strip_prefix("skipped ")
+                    .or_else(|| title.strip_prefix("todo "))
+                    .unwrap_or(title);
+                builder.record(Some(file), &join(&describes, title), status);
+                listed = true;
+            } else if let Some(caps) = JEST_FAILURE.captures(line) {
+                let Some(title) = caps.get(1).map(|m| m.as_str().trim()) else {
+                    continue;
+                };
+                in_details = true;
+                if title == "Test suite failed to run" {
+                    suite_errors += 1;
+                } else if !NOT_TESTS.contains(&title) {
+                    builder.record(Some(file), title, TestStatus::Failed);
+                }
+            } else if !in_details && is_describe(line) {
+                let depth = indent(line);
+                describes.retain(|(at, _)| *at < depth);
+                describes.push((depth, line.trim().to_owned()));
+            }
+        }
+    }
+    if builder.is_empty() && !none_found && suite_errors == 0 {
+        return None;
+    }
+    let signal = if builder.has_summary() || none_found {
+        Signal::Summary
+    } else {
+        Signal::PerTest
+    };
+    let mut report = builder.finish();
+    report.errors = suite_errors;
+    report.lists_passed = listed;
+    Some((signal, report))
+}
+
+/// A describe line in jest's verbose tree: indented plain text under a file header. Stray
+/// lines (console output) are evicted by the tree's own indentation before they can prefix a
+/// test, because every test or describe pops deeper-or-equal entries.
+fn is_describe(line: &str) -> bool {
+    indent(line) >= 2 && !line.trim().is_empty()
+}
+
+fn join(describes: &[(usize, String)], title: &str) -> String {
+    let mut name = String::new();
+    for (_, describe) in describes {
+        name.push_str(describe);
+        name.push_str(" › ");
+    }
+    name.push_str(title);
+    name
+}
+
+static VITEST_TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Tests\s+(.*\(\d+\))\s*$"));
+static VITEST_FILES: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Test Files\s+.*\(\d+\)\s*$"));
+static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+) > (.+?)\s*$"));
+static VITEST_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✓|✔|×|✕|↓|❯|·)\s+(.+)$"));
+static VITEST_FILE_HEADER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(\S+)\s+\(\d+ tests?(?:\s*\|[^)]*)?\)"));
+static VITEST_NONE: LazyLock<Regex> = LazyLock::new(|| re(r"^No test files found"));
+
+pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let mut builder = Builder::new("vitest", false);
+    let mut file: Option<String> = None;
+    let mut files_line = false;
+    let mut none_found = false;
+    let mut listed = false;
+    for line in lines {
+        if let Some(caps) = VITEST_TESTS.captures(line) {
+            let mut counts = Counts::default();
+            for (word, n) in count_pairs(caps.get(1).map_or("", |m| m.as_str())) {
+                match word.as_str() {
+                    "passed" => counts.passed += n,
+                    "failed" => counts.failed += n,
+                    "skipped" | "todo" => counts.skipped += n,
+                    _ => {}
+                }
+            }
+            builder.add_summary(counts);
+        } else if VITEST_FILES.is_match(line) {
+            files_line = true;
+        } else if VITEST_NONE.is_match(line.trim()) {
+            none_found = true;
+        } else if let Some(caps) = VITEST_FAIL.captures(line) {
+            let (Some(path), Some(name)) = (caps.get(1), caps.get(2)) else {
+                continue;
+            };
+            builder.record_new(Some(path.as_str()), name.as_str(), TestStatus::Failed);
+        } else if let Some(caps) = VITEST_LINE.captures(line) {
+            let (Some(mark), Some(text)) = (caps.get(2), caps.get(3)) else {
+                continue;
+            };
+            let text = text.as_str();
+            if let Some(header) = VITEST_FILE_HEADER.captures(text) {
+                file = header.get(1).map(|m| m.as_str().to_owned());
+                continue;
+            }
+            let status = match mark.as_str() {
+                "✓" | "✔" => TestStatus::Passed,
+                "↓" => TestStatus::Skipped,
+                "❯" | "·" => continue,
+                _ => TestStatus::Failed,
+            };
+            let text = strip_duration(text);
+            let text = text.strip_suffix(" [skipped]").unwrap_or(text);
+            // Verbose output may name the file first: `src/a.test.ts > suite > name`.
+            let (path, name) = match text.split_once(" > ") {
+                Some((head, tail)) if looks_like_file(head) => (Some(head.to_owned()), tail),
+                _ => (file.clone(), text),
+            };
+            builder.record(path.as_deref(), name, status);
+            listed = true;
+        }
+    }
+    if !files_line && !builder.has_summary() && !none_found {
+        return None;
+    }
+    if none_found && !builder.has_summary() {
+        builder.add_summary(Counts::default());
+    }
+    let mut report = builder.finish();
+    report.lists_passed = listed;
+    Some((Signal::Summary, report))
+}
+
+fn looks_like_file(text: &str) -> bool {
+    !text.contains(' ')
+        && [".ts", ".js", ".tsx", ".jsx", ".mts", ".mjs", ".cts", ".cjs"]
+            .iter()
+            .any(|ext| text.ends_with(ext))
+}

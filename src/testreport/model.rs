@@ -1,0 +1,206 @@
+//! The result types every parser produces, and the builder they share.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The state of one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestStatus {
+    Passed,
+    /// Failed, errored, timed out or crashed: anything that is not a pass and not a skip.
+    Failed,
+    /// Skipped, ignored, pending, todo or an expected failure (`xfail`).
+    Skipped,
+}
+
+/// One test's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TestCase {
+    /// The name as the runner prints it, with durations, line numbers and colours removed so
+    /// it is the same before and after a fix.
+    pub name: String,
+    pub status: TestStatus,
+    /// The file, package or test target the runner names for this test, when it names one
+    /// (pytest file, jest/vitest file, go package, cargo test target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl TestCase {
+    /// A stable identifier unique within one report: `file::name`, or the name alone when it
+    /// already starts with the file (pytest node ids) or there is no file.
+    pub fn id(&self) -> String {
+        match &self.file {
+            Some(file) if !self.name.starts_with(file.as_str()) => format!("{file}::{}", self.name),
+            _ => self.name.clone(),
+        }
+    }
+}
+
+/// What a test runner reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TestReport {
+    /// Which runner's format was recognised (`cargo`, `nextest`, `pytest`, `jest`, `vitest`,
+    /// `mocha`, `go`, `node`, `tap`, `junit`).
+    pub format: String,
+    /// The tests the output names, in order of first appearance, one entry per test.
+    pub tests: Vec<TestCase>,
+    /// Counts from the runner's own summary when it prints one, else counted from `tests`.
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    /// Failures outside any single test: collection or import errors, suites that failed to
+    /// run, packages that failed to build. They are real failures although no test ran.
+    #[serde(default)]
+    pub errors: u64,
+    /// Whether this output names passing tests (pytest `-q` and plain `go test` do not), so a
+    /// test missing from `tests` may still have passed.
+    #[serde(default)]
+    pub lists_passed: bool,
+}
+
+impl TestReport {
+    /// True when the runner executed no test and reported no error: a typo'd filter, an empty
+    /// suite, or every selected test skipped. Such a run proves nothing either way.
+    pub fn ran_no_tests(&self) -> bool {
+        self.passed == 0 && self.failed == 0 && self.errors == 0
+    }
+
+    /// Names of the failed tests, in report order.
+    pub fn failing(&self) -> Vec<&str> {
+        self.tests
+            .iter()
+            .filter(|case| case.status == TestStatus::Failed)
+            .map(|case| case.name.as_str())
+            .collect()
+    }
+}
+
+/// Counts read from a runner's summary line(s).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) passed: u64,
+    pub(crate) failed: u64,
+    pub(crate) skipped: u64,
+    pub(crate) errors: u64,
+}
+
+impl Counts {
+    pub(crate) fn add(&mut self, other: Counts) {
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+        self.skipped = self.skipped.saturating_add(other.skipped);
+        self.errors = self.errors.saturating_add(other.errors);
+    }
+}
+
+/// How sure a parser is that the text is its format; `detect` keeps the strongest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Signal {
+    /// Only per-test lines were recognised.
+    PerTest,
+    /// The runner's own summary line was recognised.
+    Summary,
+}
+
+/// Collects tests as a parser meets them; a later sighting of the same test wins, so retries
+/// and repeated failure lists settle on the final status without duplicates.
+#[derive(Debug)]
+pub(crate) struct Builder {
+    format: &'static str,
+    tests: Vec<TestCase>,
+    index: HashMap<(Option<String>, String), usize>,
+    summary: Option<Counts>,
+    lists_passed: bool,
+}
+
+impl Builder {
+    pub(crate) fn new(format: &'static str, lists_passed: bool) -> Self {
+        Builder {
+            format,
+            tests: Vec::new(),
+            index: HashMap::new(),
+            summary: None,
+            lists_passed,
+        }
+    }
+
+    pub(crate) fn record(&mut self, file: Option<&str>, name: &str, status: TestStatus) {
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        let key = (file.map(str::to_owned), name.to_owned());
+        if let Some(&at) = self.index.get(&key) {
+            if let Some(case) = self.tests.get_mut(at) {
+                case.status = status;
+            }
+            return;
+        }
+        self.index.insert(key, self.tests.len());
+        self.tests.push(TestCase {
+            name: name.to_owned(),
+            status,
+            file: file.map(str::to_owned),
+        });
+    }
+
+    /// Record a test only if it is not known yet (for lists that repeat earlier results).
+    pub(crate) fn record_new(&mut self, file: Option<&str>, name: &str, status: TestStatus) {
+        let key = (file.map(str::to_owned), name.trim().to_owned());
+        if !self.index.contains_key(&key) {
+            self.record(file, name, status);
+        }
+    }
+
+    pub(crate) fn add_summary(&mut self, counts: Counts) {
+        self.summary.get_or_insert_with(Counts::default).add(counts);
+    }
+
+    pub(crate) fn has_summary(&self) -> bool {
+        self.summary.is_some()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tests.is_empty() && self.summary.is_none()
+    }
+
+    pub(crate) fn finish(self) -> TestReport {
+        let counts = self.summary.unwrap_or_else(|| {
+            let mut counts = Counts::default();
+            for case in &self.tests {
+                match case.status {
+                    TestStatus::Passed => counts.passed += 1,
+                    TestStatus::Failed => counts.failed += 1,
+                    TestStatus::Skipped => counts.skipped += 1,
+                }
+            }
+            counts
+        });
+        TestReport {
+            format: self.format.to_owned(),
+            tests: self.tests,
+            passed: counts.passed,
+            failed: counts.failed,
+            skipped: counts.skipped,
+            errors: counts.errors,
+            lists_passed: self.lists_passed,
+        }
+    }
+
+    /// Finish with the signal strength `detect` ranks by; `None` when nothing was recognised.
+    pub(crate) fn into_parsed(self) -> Option<(Signal, TestReport)> {
+        if self.is_empty() {
+            return None;
+        }
+        let signal = if self.has_summary() {
+            Signal::Summary
+        } else {
+            Signal::PerTest
+        };
+        Some((signal, self.finish()))
+    }
+}

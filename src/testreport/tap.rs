@@ -1,0 +1,134 @@
+//! TAP (`ok 1 - name`, `not ok 2 - name # SKIP`, indented subtests, `# pass 1` totals) as
+//! printed by node:test, tape and others, and node:test's spec reporter (`✔`/`✖` tree with
+//! `ℹ pass 1` totals), node's default on a terminal and, since node 23, everywhere.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
+use super::text::{indent, re, strip_duration};
+
+static TAP_LINE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(\s*)(ok|not ok)\b(?:\s+\d+)?(?:\s+-)?\s*(.*)$"));
+static TAP_SUBTEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)# Subtest: (.+)$"));
+static TAP_TOTAL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^# (tests|pass|fail|skip|skipped|todo|cancelled) (\d+)\s*$"));
+static TAP_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:TAP version \d+|1\.\.\d+)\s*$"));
+static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\s+#\s*(SKIP|TODO)\b.*$"));
+
+pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let mut builder = Builder::new("tap", true);
+    let mut header = false;
+    let mut counts = Counts::default();
+    let mut totals = false;
+    let mut parents: Vec<(usize, String)> = Vec::new();
+    for line in lines {
+        if TAP_HEADER.is_match(line) {
+            header = true;
+        } else if let Some(caps) = TAP_SUBTEST.captures(line) {
+            let depth = caps.get(1).map_or(0, |m| m.as_str().len());
+            parents.retain(|(at, _)| *at < depth);
+            parents.push((
+                depth,
+                caps.get(2).map_or("", |m| m.as_str()).trim().to_owned(),
+            ));
+        } else if let Some(caps) = TAP_LINE.captures(line) {
+            let depth = caps.get(1).map_or(0, |m| m.as_str().len());
+            let ok = caps.get(2).is_some_and(|m| m.as_str() == "ok");
+            let description = caps.get(3).map_or("", |m| m.as_str());
+            let directive = DIRECTIVE
+                .captures(description)
+                .and_then(|d| d.get(1))
+                .map(|m| m.as_str().to_ascii_uppercase());
+            let title = DIRECTIVE.replace(description, "");
+            let status = match (ok, directive.as_deref()) {
+                (_, Some("SKIP")) | (false, Some("TODO")) => TestStatus::Skipped,
+                (true, _) => TestStatus::Passed,
+                (false, _) => TestStatus::Failed,
+            };
+            parents.retain(|(at, _)| *at < depth);
+            let mut name: Vec<&str> = parents.iter().map(|(_, parent)| parent.as_str()).collect();
+            name.push(title.trim());
+            builder.record(None, &name.join(" > "), status);
+        } else if let Some(caps) = TAP_TOTAL.captures(line) {
+            totals = true;
+            let n = caps
+                .get(2)
+                .and_then(|m| m.as_str().parse::<u64>().ok())
+                .unwrap_or(0);
+            match caps.get(1).map_or("", |m| m.as_str()) {
+                "pass" => counts.passed += n,
+                "fail" | "cancelled" => counts.failed += n,
+                "skip" | "skipped" | "todo" => counts.skipped += n,
+                _ => {}
+            }
+        }
+    }
+    if totals {
+        builder.add_summary(counts);
+    } else if !header {
+        return None;
+    }
+    builder.into_parsed()
+}
+
+static SPEC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✔|✖|﹣|⚠|▶)\s+(.+)$"));
+static SPEC_TOTAL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^ℹ (tests|pass|fail|skipped|todo|cancelled) (\d+)\s*$"));
+
+pub(crate) fn parse_node_spec(lines: &[String]) -> Option<(Signal, TestReport)> {
+    let mut builder = Builder::new("node", true);
+    let mut counts = Counts::default();
+    let mut totals = false;
+    let mut suites: Vec<(usize, String)> = Vec::new();
+    let mut listing = true;
+    for line in lines {
+        if line.trim() == "✖ failing tests:" {
+            // The list that follows repeats failures already recorded.
+            listing = false;
+        } else if let Some(caps) = SPEC_TOTAL.captures(line) {
+            totals = true;
+            let n = caps
+                .get(2)
+                .and_then(|m| m.as_str().parse::<u64>().ok())
+                .unwrap_or(0);
+            match caps.get(1).map_or("", |m| m.as_str()) {
+                "pass" => counts.passed += n,
+                "fail" | "cancelled" => counts.failed += n,
+                "skipped" | "todo" => counts.skipped += n,
+                _ => {}
+            }
+        } else if let Some(caps) = SPEC_LINE.captures(line).filter(|_| listing) {
+            let (Some(mark), Some(text)) = (caps.get(2), caps.get(3)) else {
+                continue;
+            };
+            let depth = indent(line);
+            suites.retain(|(at, _)| *at < depth);
+            let skipped = DIRECTIVE.is_match(text.as_str());
+            let text = DIRECTIVE.replace(text.as_str(), "");
+            let title = strip_duration(&text);
+            if mark.as_str() == "▶" {
+                // A suite is printed when it starts and again, with its duration, when it ends.
+                if title.len() == text.trim_end().len() {
+                    suites.push((depth, title.to_owned()));
+                }
+                continue;
+            }
+            let status = match mark.as_str() {
+                _ if skipped => TestStatus::Skipped,
+                "✔" => TestStatus::Passed,
+                "﹣" => TestStatus::Skipped,
+                _ => TestStatus::Failed,
+            };
+            let mut name: Vec<&str> = suites.iter().map(|(_, suite)| suite.as_str()).collect();
+            name.push(title);
+            builder.record(None, &name.join(" > "), status);
+        }
+    }
+    if !totals {
+        return None;
+    }
+    builder.add_summary(counts);
+    builder.into_parsed()
+}
