@@ -1,41 +1,21 @@
 //! git2 helpers: repository discovery, clean-tree check, tracked files, exact snapshot and
-//! restore of the working tree, HEAD, diff stats.
+//! restore of the working tree, content fingerprints, scratch copies and fresh repositories.
 //!
-//! Nothing here commits or pushes; `publish` (a later step) owns that.
+//! Nothing here pushes or talks to a remote; `publish` owns that. Submodules are left alone:
+//! their gitlink entries are not files, and nothing inside them is listed, snapshotted or
+//! restored.
 
-use std::path::{Path, PathBuf};
+mod copy;
+mod error;
+mod fingerprint;
+mod repo;
+mod snapshot;
 
-/// Errors from git operations.
-#[derive(Debug, thiserror::Error)]
-pub enum GitError {
-    /// `path` is not inside a git repository; the user must run efix in one (or `git init`).
-    #[error("{path} is not inside a git repository")]
-    NotARepository { path: PathBuf },
-    /// libgit2 failed.
-    #[error("{what}")]
-    Git {
-        what: String,
-        #[source]
-        source: git2::Error,
-    },
-    /// Reading or writing the working tree failed.
-    #[error("{what}")]
-    Io {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
-}
+#[cfg(test)]
+mod tests;
 
-/// A repository opened at its work-tree root.
-pub struct Repo {
-    pub root: PathBuf,
-}
-
-impl Repo {
-    /// Open the repository containing `path`.
-    pub fn open(path: &Path) -> Result<Repo, GitError> {
-        let _ = path;
-        todo!("git helper implements this")
-    }
-}
+pub use copy::init_with_files;
+pub use error::GitError;
+pub use fingerprint::tree_fingerprint;
+pub use repo::Repo;
+pub use snapshot::{RestoreReport, Snapshot};

@@ -1,0 +1,44 @@
+//! The git area's error type.
+
+use std::path::PathBuf;
+
+/// Errors from git operations.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// `path` is not inside a git repository; the user must run efix in one (or `git init`).
+    #[error("{path} is not inside a git repository")]
+    NotARepository { path: PathBuf },
+    /// The repository has no working tree; the user must point efix at a non-bare checkout.
+    #[error("{path} is a bare repository without a working tree")]
+    BareRepository { path: PathBuf },
+    /// A commit was needed (a scratch copy of HEAD, or of a named revision) but none exists;
+    /// the caller should commit first or name an existing revision.
+    #[error("no commit {what}")]
+    NoCommit { what: String },
+    /// libgit2 failed.
+    #[error("{what}")]
+    Git {
+        what: String,
+        #[source]
+        source: git2::Error,
+    },
+    /// Reading or writing the working tree failed.
+    #[error("{what}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Attach a description to a libgit2 error.
+pub(crate) fn git_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> GitError {
+    let what = what.into();
+    move |source| GitError::Git { what, source }
+}
+
+/// Attach a description to an I/O error.
+pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> GitError {
+    let what = what.into();
+    move |source| GitError::Io { what, source }
+}

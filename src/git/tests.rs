@@ -1,0 +1,351 @@
+//! Tests against real temporary repositories.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "a failed setup step should fail the test loudly"
+)]
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::Path;
+
+use git2::Repository;
+
+use super::*;
+
+const GITIGNORE: &[u8] = b"target/\n*.log\n";
+
+fn fixture() -> (tempfile::TempDir, Repo) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = init_with_files(
+        dir.path(),
+        &[
+            (".gitignore", GITIGNORE),
+            (
+                "src/lib.rs",
+                b"pub fn add(a: i32, b: i32) -> i32 { a - b }\n",
+            ),
+            ("src/main.rs", b"fn main() {}\n"),
+            ("tests/it.rs", b"#[test]\nfn it() {}\n"),
+            ("README.md", b"# demo\n"),
+        ],
+        "initial",
+    )
+    .unwrap();
+    (dir, repo)
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, bytes).unwrap();
+}
+
+fn stage(root: &Path, rel: &str) {
+    let repo = Repository::open(root).unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new(rel)).unwrap();
+    index.write().unwrap();
+}
+
+fn commit_all(root: &Path, message: &str) {
+    let repo = Repository::open(root).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let sig = git2::Signature::now("t", "t@localhost").unwrap();
+    let parent = repo.head().unwrap().peel_to_commit().unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &[&parent])
+        .unwrap();
+}
+
+#[test]
+fn open_from_a_subdirectory_finds_the_work_tree_root() {
+    let (dir, _) = fixture();
+    let repo = Repo::open(&dir.path().join("src")).unwrap();
+    assert_eq!(
+        repo.root,
+        dir.path()
+            .canonicalize()
+            .unwrap_or(dir.path().to_path_buf())
+    );
+}
+
+#[test]
+fn open_outside_a_repository_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Repo::open(dir.path()).unwrap_err();
+    assert!(matches!(err, GitError::NotARepository { .. }), "{err:?}");
+}
+
+#[test]
+fn open_on_a_bare_repository_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    Repository::init_bare(dir.path()).unwrap();
+    let err = Repo::open(dir.path()).unwrap_err();
+    assert!(matches!(err, GitError::BareRepository { .. }), "{err:?}");
+}
+
+#[test]
+fn head_commit_is_none_before_the_first_commit_and_the_id_after() {
+    let dir = tempfile::tempdir().unwrap();
+    Repository::init(dir.path()).unwrap();
+    assert_eq!(Repo::open(dir.path()).unwrap().head_commit().unwrap(), None);
+
+    let (_dir, repo) = fixture();
+    let head = repo.head_commit().unwrap().unwrap();
+    let expected = Repository::open(&repo.root)
+        .unwrap()
+        .head()
+        .unwrap()
+        .target()
+        .unwrap()
+        .to_string();
+    assert_eq!(head, expected);
+}
+
+#[test]
+fn a_fresh_repository_is_clean_and_lists_its_files() {
+    let (_dir, repo) = fixture();
+    assert_eq!(repo.dirty_paths().unwrap(), Vec::<String>::new());
+    let expected = vec![
+        ".gitignore",
+        "README.md",
+        "src/lib.rs",
+        "src/main.rs",
+        "tests/it.rs",
+    ];
+    assert_eq!(repo.tracked_files().unwrap(), expected);
+    assert_eq!(repo.files_not_ignored().unwrap(), expected);
+}
+
+#[test]
+fn dirty_paths_lists_modified_deleted_staged_and_untracked_but_not_ignored() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    write(root, "src/lib.rs", b"changed\n");
+    fs::remove_file(root.join("README.md")).unwrap();
+    write(root, "new/staged.rs", b"staged\n");
+    stage(root, "new/staged.rs");
+    write(root, "notes.txt", b"untracked\n");
+    write(root, "target/debug/out", b"ignored\n");
+    write(root, "run.log", b"ignored\n");
+    assert_eq!(
+        repo.dirty_paths().unwrap(),
+        vec!["README.md", "new/staged.rs", "notes.txt", "src/lib.rs"]
+    );
+    assert_eq!(
+        repo.files_not_ignored().unwrap(),
+        vec![
+            ".gitignore",
+            "README.md",
+            "new/staged.rs",
+            "notes.txt",
+            "src/lib.rs",
+            "src/main.rs",
+            "tests/it.rs"
+        ]
+    );
+}
+
+#[test]
+fn restore_undoes_edits_deletions_creations_modes_links_and_staging() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    // State before the snapshot: some dirt the user had, plus ignored build output.
+    write(root, "scratch.txt", b"user's untracked notes\n");
+    write(root, "target/debug/app", b"binary v1");
+    write(root, "tools/run.sh", b"#!/bin/sh\necho hi\n");
+    fs::set_permissions(root.join("tools/run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    symlink("src/lib.rs", root.join("lib-link")).unwrap();
+    let before = tree_fingerprint(root).unwrap();
+    let snapshot = repo.snapshot().unwrap();
+
+    // What a failed run might do.
+    write(
+        root,
+        "src/lib.rs",
+        b"pub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    );
+    fs::remove_file(root.join("tests/it.rs")).unwrap();
+    fs::remove_file(root.join("scratch.txt")).unwrap();
+    write(root, "src/new/mod.rs", b"// new\n");
+    write(root, "added.rs", b"// staged\n");
+    stage(root, "added.rs");
+    fs::set_permissions(root.join("tools/run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::remove_file(root.join("lib-link")).unwrap();
+    symlink("src/main.rs", root.join("lib-link")).unwrap();
+    write(root, ".gitignore", b"*.log\n");
+    write(root, "target/debug/app", b"binary v2");
+    write(root, "target/debug/extra", b"more build output");
+
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report,
+        RestoreReport {
+            rewritten: vec![".gitignore".into(), "lib-link".into(), "src/lib.rs".into()],
+            recreated: vec!["scratch.txt".into(), "tests/it.rs".into()],
+            removed: vec!["added.rs".into(), "src/new/mod.rs".into()],
+            removed_dirs: vec!["src/new".into()],
+            modes_restored: vec!["tools/run.sh".into()],
+            index_restored: true,
+            head_restored: false,
+        }
+    );
+    assert_eq!(tree_fingerprint(root).unwrap(), before);
+    assert_eq!(
+        fs::metadata(root.join("tools/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o755
+    );
+    // Ignored build output is the command's business, never ours.
+    assert_eq!(
+        fs::read(root.join("target/debug/app")).unwrap(),
+        b"binary v2"
+    );
+    assert_eq!(
+        fs::read(root.join("target/debug/extra")).unwrap(),
+        b"more build output"
+    );
+    assert_eq!(
+        repo.dirty_paths().unwrap(),
+        vec!["lib-link", "scratch.txt", "tools/run.sh"]
+    );
+    // A second restore has nothing to do.
+    assert!(snapshot.restore().unwrap().is_noop());
+}
+
+#[test]
+fn restore_on_an_untouched_tree_changes_nothing() {
+    let (_dir, repo) = fixture();
+    let snapshot = repo.snapshot().unwrap();
+    assert_eq!(snapshot.len(), 5);
+    assert_eq!(snapshot.restore().unwrap(), RestoreReport::default());
+}
+
+#[test]
+fn large_tracked_files_are_restored_from_their_blob() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: Vec<u8> = (0..200_000u32).flat_map(|n| n.to_le_bytes()).collect();
+    let repo = init_with_files(dir.path(), &[("data/big.bin", &big)], "big").unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    fs::write(dir.path().join("data/big.bin"), b"truncated").unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.rewritten, vec!["data/big.bin"]);
+    assert_eq!(fs::read(dir.path().join("data/big.bin")).unwrap(), big);
+}
+
+#[test]
+fn restore_moves_the_branch_back_after_a_commit() {
+    let (dir, repo) = fixture();
+    let head = repo.head_commit().unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    write(dir.path(), "src/lib.rs", b"committed by the command\n");
+    commit_all(dir.path(), "oops");
+    assert_ne!(repo.head_commit().unwrap(), head);
+
+    let report = snapshot.restore().unwrap();
+    assert!(report.head_restored);
+    assert_eq!(report.rewritten, vec!["src/lib.rs"]);
+    assert_eq!(repo.head_commit().unwrap(), head);
+    assert_eq!(repo.dirty_paths().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn fingerprint_changes_with_the_executable_bit_and_ignores_ignored_files() {
+    let (dir, _) = fixture();
+    let before = tree_fingerprint(dir.path()).unwrap();
+    write(dir.path(), "target/x", b"ignored");
+    assert_eq!(tree_fingerprint(dir.path()).unwrap(), before);
+    fs::set_permissions(
+        dir.path().join("README.md"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let after = tree_fingerprint(dir.path()).unwrap();
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|(path, hash)| before.get(*path) != Some(*hash))
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(changed, vec!["README.md"]);
+}
+
+#[test]
+fn copy_to_reproduces_the_tree_of_head_or_of_an_older_commit() {
+    let (dir, repo) = fixture();
+    let first = repo.head_commit().unwrap().unwrap();
+    write(dir.path(), "src/lib.rs", b"second version\n");
+    commit_all(dir.path(), "second");
+    // Uncommitted dirt must not leak into the copy.
+    write(dir.path(), "dirt.txt", b"dirt");
+
+    let tree_of = |root: &Path, rev: &str| {
+        Repository::open(root)
+            .unwrap()
+            .revparse_single(rev)
+            .unwrap()
+            .peel_to_tree()
+            .unwrap()
+            .id()
+    };
+
+    let scratch = tempfile::tempdir().unwrap();
+    let copy = repo.copy_to(&scratch.path().join("head"), None).unwrap();
+    assert_eq!(tree_of(&copy.root, "HEAD"), tree_of(dir.path(), "HEAD"));
+    assert_eq!(copy.dirty_paths().unwrap(), Vec::<String>::new());
+    assert_eq!(
+        fs::read(copy.root.join("src/lib.rs")).unwrap(),
+        b"second version\n"
+    );
+    assert!(!copy.root.join("dirt.txt").exists());
+
+    let old = repo
+        .copy_to(&scratch.path().join("old"), Some(&first))
+        .unwrap();
+    assert_eq!(tree_of(&old.root, "HEAD"), tree_of(dir.path(), &first));
+    assert_eq!(
+        fs::read(old.root.join("src/lib.rs")).unwrap(),
+        b"pub fn add(a: i32, b: i32) -> i32 { a - b }\n"
+    );
+}
+
+#[test]
+fn copy_to_an_unknown_revision_or_an_unborn_head_fails_clearly() {
+    let (_dir, repo) = fixture();
+    let scratch = tempfile::tempdir().unwrap();
+    let err = repo
+        .copy_to(scratch.path(), Some("no-such-rev"))
+        .unwrap_err();
+    assert_eq!(err.to_string(), "no commit named no-such-rev");
+
+    let empty = tempfile::tempdir().unwrap();
+    Repository::init(empty.path()).unwrap();
+    let err = Repo::open(empty.path())
+        .unwrap()
+        .copy_to(&scratch.path().join("x"), None)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "no commit at HEAD");
+}
+
+#[test]
+fn init_with_files_commits_as_efix_and_refuses_escaping_paths() {
+    let (dir, repo) = fixture();
+    let git = Repository::open(&repo.root).unwrap();
+    let commit = git.head().unwrap().peel_to_commit().unwrap();
+    assert_eq!(commit.author().name().ok(), Some("efix"));
+    assert_eq!(commit.committer().email().ok(), Some("efix@localhost"));
+    assert_eq!(commit.message().ok(), Some("initial"));
+    drop(dir);
+
+    let dir = tempfile::tempdir().unwrap();
+    let err = init_with_files(&dir.path().join("r"), &[("../escape", b"x")], "m").unwrap_err();
+    assert_eq!(err.to_string(), "write ../escape");
+    assert!(!dir.path().join("escape").exists());
+}

@@ -1,0 +1,148 @@
+//! Mapping a path written in failure output to tracked files.
+//!
+//! Absolute paths under the repository root are made relative; other paths are matched by
+//! suffix against tracked files (Go prints `foo_test.go`, CI logs carry paths from another
+//! checkout like `/home/runner/work/x/x/src/a.py`). Paths inside dependency and toolchain
+//! directories are ignored outright, so a tracked `case.py` is never blamed for
+//! `/usr/lib/python3/unittest/case.py`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// Path fragments that mark code the repository does not own.
+const FOREIGN_MARKERS: &[&str] = &[
+    "/rustc/",
+    "/.cargo/registry/",
+    "/.cargo/git/",
+    "/.rustup/",
+    "/rustlib/",
+    "site-packages/",
+    "dist-packages/",
+    "/lib/python",
+    "node_modules/",
+    "node:",
+    "/usr/lib/",
+    "/usr/local/lib/",
+    "/usr/local/go/",
+    "/usr/include/",
+    "/go/pkg/mod/",
+    "/pkg/mod/",
+    "/go/src/runtime/",
+    "/go/src/testing/",
+    "<frozen",
+    "<string>",
+    "<stdin>",
+];
+
+/// More suffix matches than this for one relative path make it too ambiguous to use.
+const MAX_AMBIGUOUS: usize = 3;
+
+/// Tracked files indexed by file name.
+pub(crate) struct PathIndex<'a> {
+    root: String,
+    tracked: BTreeSet<&'a str>,
+    by_name: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> PathIndex<'a> {
+    pub(crate) fn new(repo_root: &Path, tracked_files: &'a [String]) -> Self {
+        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+        for path in tracked_files {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            by_name.entry(name).or_default().push(path);
+        }
+        for paths in by_name.values_mut() {
+            paths.sort_unstable();
+        }
+        let root = repo_root.to_string_lossy().trim_end_matches('/').to_owned();
+        PathIndex {
+            root,
+            tracked: tracked_files.iter().map(String::as_str).collect(),
+            by_name,
+        }
+    }
+
+    /// Tracked files `raw` may name, best first; empty when it names none or is foreign.
+    pub(crate) fn resolve(&self, raw: &str) -> Vec<&'a str> {
+        let raw = raw.strip_prefix("file://").unwrap_or(raw);
+        if FOREIGN_MARKERS.iter().any(|marker| raw.contains(marker)) && !self.under_root(raw) {
+            return Vec::new();
+        }
+        let absolute = raw.starts_with('/');
+        let relative = match raw.strip_prefix(&self.root) {
+            Some(rest) if absolute && rest.starts_with('/') => rest.trim_start_matches('/'),
+            _ => raw,
+        };
+        let relative = normalize(relative);
+        if let Some(&exact) = self.tracked.get(relative.as_str()) {
+            return vec![exact];
+        }
+        let name = relative.rsplit('/').next().unwrap_or(&relative);
+        let Some(same_name) = self.by_name.get(name) else {
+            return Vec::new();
+        };
+        if relative.starts_with('/') {
+            // Another checkout: the longest tracked path that ends the raw path wins.
+            return same_name
+                .iter()
+                .filter(|tracked| {
+                    relative.ends_with(*tracked)
+                        && relative.as_bytes()[relative.len() - tracked.len() - 1] == b'/'
+                })
+                .max_by_key(|tracked| tracked.len())
+                .map(|tracked| vec![*tracked])
+                .unwrap_or_default();
+        }
+        // A relative path printed from a subdirectory (a Go package, a workspace member).
+        let matches: Vec<&str> = same_name
+            .iter()
+            .copied()
+            .filter(|tracked| {
+                *tracked == relative
+                    || (tracked.ends_with(relative.as_str())
+                        && tracked.as_bytes()[tracked.len() - relative.len() - 1] == b'/')
+            })
+            .collect();
+        if matches.len() > MAX_AMBIGUOUS {
+            return Vec::new();
+        }
+        matches
+    }
+
+    fn under_root(&self, raw: &str) -> bool {
+        raw.strip_prefix(&self.root)
+            .is_some_and(|rest| rest.starts_with('/') && !rest.contains("/node_modules/"))
+    }
+}
+
+/// Drop `./` segments and empty segments; keep a leading `/`.
+fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Whether a path looks like a test file in any of the ecosystems efix knows.
+pub(crate) fn is_test_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let in_test_dir = path
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "spec" | "testing"));
+    in_test_dir
+        || name.starts_with("test_")
+        || name.ends_with("_test.py")
+        || name.ends_with("_test.go")
+        || name.ends_with("_tests.rs")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
