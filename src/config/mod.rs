@@ -23,8 +23,4 @@ pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverride
 pub use summary::check_summary;
 
 #[cfg(test)]
-#[expect(
-    clippy::unwrap_used,
-    reason = "a test that cannot set up should fail loudly"
-)]
 mod tests;

@@ -1,9 +1,5 @@
 //! Tests against real temporary repositories.
 
-#![expect(
-    clippy::unwrap_used,
-    reason = "a failed setup step should fail the test loudly"
-)]
 
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};

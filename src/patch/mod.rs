@@ -91,3 +91,14 @@ pub fn write_changes(repo: &Path, changes: &[FileChange]) -> Result<(), PatchErr
     let _ = (repo, changes);
     todo!("patch helper implements this")
 }
+
+/// Temporary stub.
+pub fn diff_stats(changes: &[FileChange]) -> (usize, usize, usize) {
+    (changes.len(), 0, 0)
+}
+
+/// Temporary stub.
+pub fn diff_of(changes: &[FileChange]) -> String {
+    let _ = changes;
+    String::new()
+}

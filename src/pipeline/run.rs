@@ -185,7 +185,10 @@ pub fn run(
     let exit = exit?;
     restored?;
     ctx.evidence.finished_at = Some(artifacts::now_rfc3339());
-    ctx.save_checkpoint(Stage::Finished)?;
+    // An interrupted or out-of-time run keeps its stage so `--resume` can continue it.
+    let resumable = matches!(ctx.evidence.result.status, Status::Interrupted | Status::BudgetExhausted);
+    let stage = if resumable { ctx.checkpoint.stage } else { Stage::Finished };
+    ctx.save_checkpoint(stage)?;
     let summary = artifacts::write_all(&ctx.artifacts, &ctx.evidence)?;
     ctx.reporter.info(&format!(
         "{}: evidence in {}",

@@ -41,6 +41,9 @@ pub struct VerifyReport {
     pub holds: bool,
 }
 
+/// A source state, the purposes of the commands recorded on it, and what to write first.
+type StateGroup<'a> = (&'static str, &'static [Purpose], Option<&'a [patch::FileChange]>);
+
 /// Read the evidence of an artifacts directory.
 pub fn read_evidence(artifacts: &Path) -> Result<Evidence, PipelineError> {
     let path = artifacts.join("evidence.json");
@@ -92,7 +95,7 @@ pub fn verify(
     };
     let split = prevent::split(&changes);
     let mut claims = Vec::new();
-    let groups: [(&str, &[Purpose], Option<&[patch::FileChange]>); 3] = [
+    let groups: [StateGroup<'_>; 3] = [
         ("base", &[Purpose::Reproduction, Purpose::SuiteBaseline], None),
         ("base + test changes", &[Purpose::TestsOnlyReproduction, Purpose::TestsOnlySuite], Some(&split.tests_only)),
         ("base + patch", &[Purpose::FixedReproduction, Purpose::FixedSuite], Some(&changes)),

@@ -147,10 +147,6 @@ pub fn check(command: &str, allow: &[String]) -> Result<Vec<String>, CommandRefu
 }
 
 #[cfg(test)]
-#[expect(
-    clippy::unwrap_used,
-    reason = "a test that cannot set up should fail loudly"
-)]
 mod tests {
     use super::*;
 

@@ -179,3 +179,13 @@ pub fn child_env(
 pub fn harden_self() -> bool {
     todo!("runner helper implements this")
 }
+
+/// Temporary stub until the runner lands.
+pub fn run_cancellable(
+    spec: &CommandSpec,
+    settings: &RunnerSettings,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<Outcome, RunnerError> {
+    let _ = cancel;
+    run(spec, settings)
+}

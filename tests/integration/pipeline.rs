@@ -1,0 +1,267 @@
+//! `efix run` end to end on the demo crate (a real CRLF bug) with replayed answers: only the
+//! real fix may exit 0; every other run exits 1 (or 2, 3, 4 before any fix is tried) with the
+//! reason recorded, and leaves the working tree exactly as it was.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Efix, Repo, replay_file};
+
+const REPRO: &str = "cargo test crlf";
+
+/// The fix answer of the demo's replay file that carries the real fix and its test.
+fn real_fix() -> Value {
+    let text = include_str!("../../examples/demo-replay.yml");
+    let replay: efix::engine::replay::ReplayFile = yaml_serde::from_str(text).unwrap();
+    serde_json::to_value(&replay.fix[1]).unwrap()
+}
+
+fn answer(output: &str) -> Value {
+    json!({"output": output, "root_cause": "r", "fix_summary": "f", "tests_summary": "t", "risk_rollback": "x"})
+}
+
+fn replay(fixes: Vec<Value>) -> String {
+    json!({"version": 1, "plan": {"hypothesis": "CR is kept", "focus_files": ["src/lib.rs"]}, "fix": fixes}).to_string()
+}
+
+/// Run efix on `repo` with the given answers; returns the run and the evidence.
+fn run(repo: &Repo, fixes: Vec<Value>, extra: &[&str]) -> (crate::harness::Run, Value) {
+    let (_guard, path) = replay_file(&replay(fixes));
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let run = Efix::new()
+        .args(["run", "--repro", REPRO, "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .args(["--artifacts"])
+        .args([&artifacts])
+        .args(extra)
+        .run();
+    let evidence = std::fs::read_to_string(artifacts.join("evidence.json"))
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (run, evidence)
+}
+
+fn evidence_md(repo: &Repo) -> String {
+    std::fs::read_to_string(repo.root.parent().unwrap().join("artifacts/evidence.md")).unwrap()
+}
+
+const WRONG_FIX: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -19,5 +19,5 @@\n         if let Some((key, value)) = line.split_once('=') {\n             entries.push(Entry {\n                 key: key.trim_end().to_string(),\n-                value: value.trim_start().to_string(),\n+                value: value.trim_start().trim_end_matches('\\n').to_string(),\n             });\n";
+
+#[test]
+fn the_real_fix_exits_0_and_stays_applied_with_its_test() {
+    let repo = Repo::demo();
+    let (run, evidence) = run(&repo, vec![real_fix()], &[]);
+    let run = run.expect_code(0);
+    assert_eq!(run.json()["status"], "fixed");
+    assert!(repo.read("src/lib.rs").contains("for line in text.lines()"));
+    assert!(repo.read("src/lib.rs").contains("fn crlf_value_has_no_carriage_return"));
+    assert_eq!(evidence["fix"]["guard"], "changed-tests");
+    assert_eq!(evidence["rounds"][0]["prove"]["table"]["fixed"], json!(["tests::crlf_files_parse_like_unix_files"]));
+    assert_eq!(evidence["request"]["derived-suite"], "cargo test");
+}
+
+#[test]
+fn a_dry_run_proves_the_fix_but_leaves_the_tree_as_it_was() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let (run, evidence) = run(&repo, vec![real_fix()], &["--dry-run"]);
+    run.expect_code(0);
+    assert_eq!(repo.fingerprint(), before);
+    assert_eq!(evidence["fix"]["left-applied"], false);
+}
+
+#[test]
+fn a_plausible_wrong_fix_exits_1_and_restores_the_tree() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let (run, evidence) = run(&repo, vec![answer(WRONG_FIX)], &["--max-rounds", "1"]);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    assert_eq!(evidence["rounds"][0]["verdict"], "proof-failed");
+    assert!(evidence_md(&repo).contains("prove.reproduction"));
+}
+
+#[test]
+fn a_fix_that_breaks_another_test_exits_1() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let mut fix = real_fix();
+    let breaking = fix["output"].as_str().unwrap().to_owned()
+        + "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
+    fix["output"] = Value::String(breaking);
+    let (run, evidence) = run(&repo, vec![fix], &["--max-rounds", "1"]);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let table = &evidence["rounds"][0]["prove"]["table"];
+    assert_eq!(table["newly-failing"], json!(["tests::last_value_wins"]));
+    assert!(evidence_md(&repo).contains("tests::last_value_wins"));
+}
+
+#[test]
+fn a_fix_that_skips_the_failing_test_is_rejected() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let skip = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -50,6 +50,7 @@\n     }\n \n     #[test]\n+    #[ignore]\n     fn crlf_files_parse_like_unix_files() {\n         let unix = parse(\"name = efix\\nmode = strict\\n\");\n         let windows = parse(\"name = efix\\r\\nmode = strict\\r\\n\");\n";
+    let (run, evidence) = run(&repo, vec![answer(skip)], &["--max-rounds", "1"]);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    assert_eq!(evidence["rounds"][0]["verdict"], "rejected");
+    let md = evidence_md(&repo);
+    assert!(md.contains("skipped-test") || md.contains("tests.not-weakened"), "{md}");
+}
+
+#[test]
+fn malformed_output_then_the_real_fix_recovers_within_the_round() {
+    let repo = Repo::demo();
+    let garbage = answer("<tool_call>{\"name\": \"apply_patch\"}</tool_call>");
+    let (run, evidence) = run(&repo, vec![garbage, real_fix()], &["--max-rounds", "1"]);
+    run.expect_code(0);
+    assert_eq!(evidence["rounds"][0]["attempts"][1]["contract-retry"], true);
+}
+
+#[test]
+fn feedback_from_a_failed_round_reaches_the_next_round() {
+    let repo = Repo::demo();
+    let (run, evidence) = run(&repo, vec![answer(WRONG_FIX), real_fix()], &[]);
+    run.expect_code(0);
+    assert_eq!(evidence["rounds"][0]["verdict"], "proof-failed");
+    assert_eq!(evidence["rounds"][1]["verdict"], "proven");
+}
+
+#[test]
+fn no_change_is_an_honest_stop() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let (run, evidence) = run(&repo, vec![answer("NO_CHANGE")], &[]);
+    run.expect_code(1);
+    assert_eq!(evidence["result"]["status"], "no-change");
+    assert_eq!(repo.fingerprint(), before);
+}
+
+#[test]
+fn an_exhausted_replay_ends_the_run_with_exit_1() {
+    let repo = Repo::demo();
+    let (run, evidence) = run(&repo, vec![], &[]);
+    run.expect_code(1);
+    assert_eq!(evidence["rounds"][0]["verdict"], "engine-failed");
+}
+
+#[test]
+fn a_dirty_tree_exits_2_and_says_how_to_proceed() {
+    let repo = Repo::demo();
+    repo.write("notes.txt", "work in progress\n");
+    let (run, _) = run(&repo, vec![real_fix()], &[]);
+    let run = run.expect_code(2);
+    assert!(run.stderr().contains("git stash -u"), "{}", run.stderr());
+    assert_eq!(repo.read("notes.txt"), "work in progress\n");
+}
+
+#[test]
+fn a_command_outside_the_allowlist_exits_4_and_runs_nothing() {
+    let repo = Repo::demo();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let marker = repo.root.parent().unwrap().join("ran");
+    let run = Efix::new()
+        .args(["run", "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .args(["--repro", &format!("bash -c 'touch {}'", marker.display())])
+        .run()
+        .expect_code(4);
+    assert!(!marker.exists());
+    assert_eq!(run.json()["status"], "policy-refused");
+}
+
+#[test]
+fn a_passing_command_exits_3() {
+    let repo = Repo::demo();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::new()
+        .args(["run", "--repro", "cargo test last_value", "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .run()
+        .expect_code(3);
+    assert_eq!(run.json()["status"], "not-reproduced");
+}
+
+#[test]
+fn a_mistyped_test_filter_that_runs_no_test_exits_3() {
+    let repo = Repo::demo();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::new()
+        .args(["run", "--repro", "cargo test crfl", "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .run()
+        .expect_code(3);
+    assert!(run.json()["reason"].as_str().unwrap().contains("no test ran"));
+}
+
+#[test]
+fn an_exhausted_time_budget_stops_cleanly_with_partial_evidence() {
+    let repo = Repo::with_files(&[
+        (".efix.yml", "version: 1\ncommands:\n  allow: [python3]\n"),
+        ("slow.py", "import time\ntime.sleep(30)\n"),
+    ]);
+    let before = repo.fingerprint();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::new()
+        .args(["run", "--repro", "python3 slow.py", "--timeout-seconds", "1", "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .run()
+        .expect_code(1);
+    assert_eq!(run.json()["status"], "budget-exhausted");
+    assert_eq!(repo.fingerprint(), before);
+}
+
+#[test]
+fn sigterm_mid_run_restores_the_tree_and_resume_finishes_without_asking_again() {
+    let repo = Repo::demo();
+    let before = repo.fingerprint();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let child = Efix::new()
+        .args(["run", "--repro", REPRO, "--engine", "replay", "--replay"])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .args(["--artifacts"])
+        .args([&artifacts])
+        .spawn();
+    // Wait until the run is inside the fix rounds, then interrupt it.
+    wait_for_stage(&artifacts.join("checkpoint.json"), "fixing");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(repo.fingerprint(), before, "the interrupted run left changes behind");
+
+    let resumed = Efix::new().args(["run", "--resume"]).args([&artifacts]).run().expect_code(0);
+    assert_eq!(resumed.json()["status"], "fixed");
+    let evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap()).unwrap();
+    let calls = evidence["engine"]["calls"].as_array().unwrap();
+    assert!(calls.iter().all(|c| c["reused"] == true || c["kind"] == "fix"), "{calls:?}");
+    assert_eq!(calls[0]["reused"], true, "the plan answer comes from the checkpoint");
+}
+
+fn wait_for_stage(checkpoint: &Path, stage: &str) {
+    for _ in 0..600 {
+        if let Ok(text) = std::fs::read_to_string(checkpoint)
+            && let Ok(value) = serde_json::from_str::<Value>(&text)
+            && value["stage"] == stage
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the run never reached stage {stage}");
+}
