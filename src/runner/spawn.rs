@@ -1,0 +1,496 @@
+//! Spawning and supervising one child: argv only, stdin `/dev/null`, its own process group,
+//! a parent-death signal, a scrubbed environment; then one `poll` loop that reads both pipes,
+//! watches for exit, and on timeout or cancel sends SIGTERM to the group, waits the grace
+//! period and sends SIGKILL. When the leader exits (on its own or not), whatever is left of
+//! its group is killed and the pipes are drained for at most [`DRAIN_TIMEOUT`], so a process
+//! that escaped the group and holds a pipe cannot hang efix.
+//!
+//! It does not check whether the command is allowed (that is `policy::command`); the
+//! environment it applies is the one the caller built with `child_env`.
+
+use std::fs::File;
+use std::io::{self, ErrorKind, Read};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+use nix::unistd::Pid;
+
+use super::capture::{Capture, Captured};
+use super::linux;
+use super::model::{
+    CommandSpec, DRAIN_TIMEOUT, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, Outcome, RunnerError,
+    RunnerSettings, SandboxReport,
+};
+use super::redact::{Counts, RedactStream, Redactor};
+
+/// Size of each read from a pipe (256 KiB).
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// How often the cancel flag is checked while nothing else happens (50 ms).
+const CANCEL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+
+/// How often the leader's exit is checked when the kernel has no pidfd (10 ms).
+const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Stand-in for "never" when a configured duration overflows the clock (one year).
+const FAR_FUTURE: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// Run one command to completion (or timeout) under the sandbox.
+///
+/// A failing, killed or missing program is an [`Outcome`], not an error; see [`Outcome`] for
+/// the conventions.
+pub fn run(spec: &CommandSpec, settings: &RunnerSettings) -> Result<Outcome, RunnerError> {
+    run_cancellable(spec, settings, &AtomicBool::new(false))
+}
+
+/// Like [`run`], but the child is stopped (SIGTERM to the group, grace period, SIGKILL) as
+/// soon as `cancel` becomes true, e.g. because efix itself got SIGINT or SIGTERM.
+///
+/// A cancelled run is recorded like a timeout (`timed_out: true`): efix stopped the child.
+/// The caller knows it cancelled, since it set the flag. The flag is checked every 50 ms.
+pub fn run_cancellable(
+    spec: &CommandSpec,
+    settings: &RunnerSettings,
+    cancel: &AtomicBool,
+) -> Result<Outcome, RunnerError> {
+    let Some(program) = spec.argv.first() else {
+        return Err(RunnerError::EmptyCommand);
+    };
+    check_directory(spec)?;
+    let redactor = Redactor::cached(&settings.secrets)?;
+    let mut redactions = Counts::new();
+    let argv: Vec<String> = spec
+        .argv
+        .iter()
+        .map(|arg| redactor.redact_text(arg, &mut redactions))
+        .collect();
+    let non_dumpable_parent = linux::is_non_dumpable();
+
+    let mut command = Command::new(program);
+    command
+        .args(&spec.argv[1..])
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(settings.env.iter().map(|(name, value)| (name, value)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let parent = nix::unistd::getpid().as_raw();
+    // SAFETY: the closure runs in the forked child before exec. It only calls
+    // `set_parent_death_signal`, which makes raw syscalls and neither allocates nor takes
+    // locks, so it is async-signal-safe as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(move || linux::set_parent_death_signal(parent));
+    }
+
+    let start = Instant::now();
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            let (exit_code, message) = spawn_failure(error, program)?;
+            let stderr = redactor.redact_text(&message, &mut redactions);
+            return Ok(Outcome {
+                argv,
+                exit_code: Some(exit_code),
+                signal: None,
+                timed_out: false,
+                duration_ms: millis(start.elapsed()),
+                stdout: String::new(),
+                stderr,
+                stdout_bytes: 0,
+                stderr_bytes: message.len() as u64,
+                truncated: false,
+                redactions,
+                sandbox: SandboxReport {
+                    tier: "none".to_owned(),
+                    non_dumpable_parent,
+                    ..SandboxReport::default()
+                },
+            });
+        }
+    };
+    let pid = child.id();
+    tracing::debug!(pid, program = %argv[0], "started command");
+    let process_group = linux::process_group_of(pid) == Some(pid);
+
+    let watched = supervise(child, spec, settings, &redactor, cancel, start)?;
+    watched.stdout.add_counts(&mut redactions);
+    watched.stderr.add_counts(&mut redactions);
+    let stdout_bytes = watched.stdout.raw_bytes;
+    let stderr_bytes = watched.stderr.raw_bytes;
+    let stdout = watched.stdout.into_captured();
+    let stderr = watched.stderr.into_captured();
+    let mut env_passed: Vec<String> = settings
+        .env
+        .iter()
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .collect();
+    env_passed.sort();
+    env_passed.dedup();
+    Ok(Outcome {
+        argv,
+        exit_code: watched.status.and_then(|status| status.code()),
+        signal: watched
+            .status
+            .and_then(|status| status.signal())
+            .map(signal_name),
+        timed_out: watched.stopped,
+        duration_ms: millis(watched.duration),
+        stdout: stdout.text,
+        stderr: stderr.text,
+        stdout_bytes,
+        stderr_bytes,
+        truncated: stdout.truncated || stderr.truncated,
+        redactions,
+        sandbox: SandboxReport {
+            tier: if process_group {
+                "process-group"
+            } else {
+                "none"
+            }
+            .to_owned(),
+            process_group,
+            parent_death_signal: linux::HAS_PARENT_DEATH_SIGNAL,
+            env_cleared: true,
+            env_passed,
+            non_dumpable_parent,
+            stdin_null: true,
+            drain_cut_short: watched.drain_cut_short,
+        },
+    })
+}
+
+/// A missing working directory would otherwise surface as "program not found" (both are
+/// ENOENT from the spawn), so it is checked first.
+fn check_directory(spec: &CommandSpec) -> Result<(), RunnerError> {
+    let error = match std::fs::metadata(&spec.cwd) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => io::Error::from(ErrorKind::NotADirectory),
+        Err(error) => error,
+    };
+    Err(RunnerError::WorkingDirectory {
+        path: spec.cwd.clone(),
+        source: error,
+    })
+}
+
+/// The exit code and stderr line for a program that could not be started, following the
+/// shell's convention (127 not found, 126 not executable); other failures are errors.
+fn spawn_failure(error: io::Error, program: &str) -> Result<(i32, String), RunnerError> {
+    if error.kind() == ErrorKind::NotFound {
+        return Ok((
+            EXIT_NOT_FOUND,
+            format!("efix: program not found: {program}\n"),
+        ));
+    }
+    let reason = match error.raw_os_error() {
+        Some(libc::EACCES) => "permission denied",
+        Some(libc::ENOEXEC) => "exec format error",
+        Some(libc::EISDIR) => "is a directory",
+        _ => return Err(RunnerError::io(format!("start {program}"), error)),
+    };
+    Ok((
+        EXIT_NOT_EXECUTABLE,
+        format!("efix: program not executable: {program} ({reason})\n"),
+    ))
+}
+
+fn signal_name(number: i32) -> String {
+    Signal::try_from(number)
+        .map(|signal| signal.as_str().to_owned())
+        .unwrap_or_else(|_| format!("signal {number}"))
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `now + duration`, saturating at [`FAR_FUTURE`] instead of panicking on overflow.
+fn after(now: Instant, duration: Duration) -> Instant {
+    now.checked_add(duration)
+        .or_else(|| now.checked_add(FAR_FUTURE))
+        .unwrap_or(now)
+}
+
+/// One output stream: its pipe while open, the redactor it flows through and the capture.
+struct Stream<'r> {
+    pipe: Option<File>,
+    redact: RedactStream<'r>,
+    capture: Capture,
+    /// Bytes read from the child, before redaction.
+    raw_bytes: u64,
+}
+
+impl<'r> Stream<'r> {
+    fn new(pipe: Option<OwnedFd>, redactor: &'r Redactor, settings: &RunnerSettings) -> Self {
+        if let Some(fd) = &pipe {
+            linux::enlarge_pipe(fd.as_fd());
+        }
+        Self {
+            pipe: pipe.map(File::from),
+            redact: redactor.stream(),
+            capture: Capture::new(settings.output_head_bytes, settings.output_tail_bytes),
+            raw_bytes: 0,
+        }
+    }
+
+    /// Read once from a pipe that `poll` reported ready.
+    fn read_once(&mut self, buffer: &mut [u8]) {
+        let Some(pipe) = self.pipe.as_mut() else {
+            return;
+        };
+        match pipe.read(buffer) {
+            Ok(0) => self.close(),
+            Ok(count) => {
+                self.raw_bytes += count as u64;
+                let Self {
+                    redact, capture, ..
+                } = self;
+                redact.push(&buffer[..count], &mut |bytes: &[u8]| capture.write(bytes));
+            }
+            Err(error)
+                if matches!(error.kind(), ErrorKind::Interrupted | ErrorKind::WouldBlock) => {}
+            Err(error) => {
+                tracing::warn!(%error, "reading command output failed; keeping what was read");
+                self.close();
+            }
+        }
+    }
+
+    /// Close the pipe (if open) and flush what the redactor still holds.
+    fn close(&mut self) {
+        if self.pipe.take().is_some() {
+            let Self {
+                redact, capture, ..
+            } = self;
+            redact.finish(&mut |bytes: &[u8]| capture.write(bytes));
+        }
+    }
+
+    fn add_counts(&self, counts: &mut Counts) {
+        self.redact.add_counts(counts);
+    }
+
+    fn into_captured(self) -> Captured {
+        self.capture.finish()
+    }
+}
+
+/// Where the supervision is.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Waiting for exit or the deadline.
+    Running,
+    /// SIGTERM sent to the group; SIGKILL at `kill_at`.
+    Terminating { kill_at: Instant },
+    /// SIGKILL sent; stop waiting for the leader at `give_up_at`.
+    Killed { give_up_at: Instant },
+    /// The leader was reaped and the rest of its group killed; stop draining at `drain_until`.
+    Exited { drain_until: Instant },
+}
+
+/// What supervision observed.
+struct Watched<'r> {
+    /// `None` only if the leader survived SIGKILL past the drain bound (uninterruptible).
+    status: Option<ExitStatus>,
+    stopped: bool,
+    duration: Duration,
+    stdout: Stream<'r>,
+    stderr: Stream<'r>,
+    drain_cut_short: bool,
+}
+
+fn supervise<'r>(
+    mut child: Child,
+    spec: &CommandSpec,
+    settings: &RunnerSettings,
+    redactor: &'r Redactor,
+    cancel: &AtomicBool,
+    start: Instant,
+) -> Result<Watched<'r>, RunnerError> {
+    let pid = child.id();
+    let pgid = Pid::from_raw(i32::try_from(pid).map_err(|_| {
+        RunnerError::io("track the command", io::Error::from(ErrorKind::InvalidData))
+    })?);
+    let pidfd = linux::pidfd_open(pid);
+    let mut stdout = Stream::new(child.stdout.take().map(OwnedFd::from), redactor, settings);
+    let mut stderr = Stream::new(child.stderr.take().map(OwnedFd::from), redactor, settings);
+    let deadline = start.checked_add(spec.timeout);
+    let mut buffer = vec![0u8; READ_BUFFER_BYTES];
+    let mut phase = Phase::Running;
+    let mut stopped = false;
+    let mut status = None;
+    let mut exited_at = None;
+    let mut drain_cut_short = false;
+
+    loop {
+        let now = Instant::now();
+        match phase {
+            Phase::Running
+                if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) =>
+            {
+                tracing::debug!(pid, "stopping command: SIGTERM to its process group");
+                signal_group(pgid, Signal::SIGTERM);
+                stopped = true;
+                phase = Phase::Terminating {
+                    kill_at: after(now, settings.term_grace),
+                };
+                continue;
+            }
+            Phase::Terminating { kill_at } if now >= kill_at => {
+                tracing::debug!(pid, "grace period over: SIGKILL to the process group");
+                signal_group(pgid, Signal::SIGKILL);
+                phase = Phase::Killed {
+                    give_up_at: after(now, DRAIN_TIMEOUT),
+                };
+                continue;
+            }
+            Phase::Killed { give_up_at } if now >= give_up_at => {
+                tracing::warn!(pid, "command did not exit after SIGKILL; leaving it");
+                break;
+            }
+            Phase::Exited { drain_until } => {
+                if stdout.pipe.is_none() && stderr.pipe.is_none() {
+                    break;
+                }
+                if now >= drain_until {
+                    tracing::warn!(
+                        pid,
+                        "output pipes still open after the command's group was killed; a \
+                         process that left the group holds them"
+                    );
+                    drain_cut_short = true;
+                    break;
+                }
+            }
+            _ => {}
+        }
+
+        let leader_alive = !matches!(phase, Phase::Exited { .. });
+        let wake_at = match phase {
+            Phase::Running => deadline,
+            Phase::Terminating { kill_at } => Some(kill_at),
+            Phase::Killed { give_up_at } => Some(give_up_at),
+            Phase::Exited { drain_until } => Some(drain_until),
+        };
+        let mut wait = wake_at.map_or(FAR_FUTURE, |at| at.saturating_duration_since(now));
+        if matches!(phase, Phase::Running) {
+            wait = wait.min(CANCEL_CHECK_INTERVAL);
+        }
+        if leader_alive && pidfd.is_none() {
+            wait = wait.min(EXIT_CHECK_INTERVAL);
+        }
+
+        let watch_exit = if leader_alive { pidfd.as_ref() } else { None };
+        let [out_ready, err_ready, exit_ready] = wait_ready(
+            [stdout.pipe.as_ref(), stderr.pipe.as_ref()],
+            watch_exit,
+            wait,
+        )?;
+        if out_ready {
+            stdout.read_once(&mut buffer);
+        }
+        if err_ready {
+            stderr.read_once(&mut buffer);
+        }
+        if leader_alive && (exit_ready || pidfd.is_none()) && has_exited(pgid)? {
+            // Kill what is left of the group before reaping the leader: while the leader is
+            // an unreaped zombie its pid cannot be reused, so the group id still means this
+            // group.
+            signal_group(pgid, Signal::SIGKILL);
+            let reaped = child
+                .wait()
+                .map_err(|error| RunnerError::io("wait for the command", error))?;
+            let now = Instant::now();
+            tracing::debug!(pid, status = %reaped, "command exited");
+            status = Some(reaped);
+            exited_at = Some(now);
+            phase = Phase::Exited {
+                drain_until: after(now, DRAIN_TIMEOUT),
+            };
+        }
+    }
+
+    stdout.close();
+    stderr.close();
+    if status.is_none() {
+        status = child.try_wait().ok().flatten();
+    }
+    Ok(Watched {
+        status,
+        stopped,
+        duration: exited_at.unwrap_or_else(Instant::now).duration_since(start),
+        stdout,
+        stderr,
+        drain_cut_short,
+    })
+}
+
+/// Wait up to `wait` for the pipes to have data (or hang up) or the pidfd to signal exit;
+/// returns readiness of `[stdout, stderr, exit]`.
+fn wait_ready(
+    pipes: [Option<&File>; 2],
+    pidfd: Option<&OwnedFd>,
+    wait: Duration,
+) -> Result<[bool; 3], RunnerError> {
+    let sources = [
+        pipes[0].map(AsFd::as_fd),
+        pipes[1].map(AsFd::as_fd),
+        pidfd.map(AsFd::as_fd),
+    ];
+    let mut fds = Vec::with_capacity(3);
+    let mut slots = [None; 3];
+    for (slot, source) in slots.iter_mut().zip(sources) {
+        if let Some(fd) = source {
+            *slot = Some(fds.len());
+            fds.push(PollFd::new(fd, PollFlags::POLLIN));
+        }
+    }
+    // Round up so a wait of less than a millisecond does not turn into a busy loop.
+    let millis = wait.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128);
+    let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+    match poll(&mut fds, timeout) {
+        Ok(_) => {}
+        Err(Errno::EINTR) => return Ok([false; 3]),
+        Err(errno) => {
+            return Err(RunnerError::io(
+                "wait for command output",
+                io::Error::from(errno),
+            ));
+        }
+    }
+    Ok(slots.map(|slot| {
+        slot.and_then(|index| fds.get(index))
+            .and_then(PollFd::revents)
+            .is_some_and(|events| !events.is_empty())
+    }))
+}
+
+/// Whether the leader has exited, without reaping it.
+fn has_exited(pid: Pid) -> Result<bool, RunnerError> {
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    match waitid(Id::Pid(pid), flags) {
+        Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(errno) => Err(RunnerError::io(
+            "check whether the command exited",
+            io::Error::from(errno),
+        )),
+    }
+}
+
+/// Send `signal` to the whole group; a group that is already gone is not an error.
+fn signal_group(pgid: Pid, signal: Signal) {
+    match killpg(pgid, signal) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(errno) => tracing::warn!(%errno, ?signal, "could not signal the command's group"),
+    }
+}
