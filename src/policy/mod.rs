@@ -30,7 +30,12 @@ pub struct Issue {
 impl Issue {
     /// An issue with no location.
     pub fn new(rule: impl Into<String>, message: impl Into<String>) -> Self {
-        Issue { rule: rule.into(), message: message.into(), path: None, line: None }
+        Issue {
+            rule: rule.into(),
+            message: message.into(),
+            path: None,
+            line: None,
+        }
     }
 
     /// Attach a path.

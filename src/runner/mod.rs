@@ -161,7 +161,10 @@ pub fn child_env(
             continue;
         }
         if is_never_passed(text) {
-            tracing::warn!(name = text, "not passing a credential-like variable to commands");
+            tracing::warn!(
+                name = text,
+                "not passing a credential-like variable to commands"
+            );
             dropped.push(text.to_owned());
             continue;
         }
