@@ -1,0 +1,636 @@
+//! Applying parsed hunks to one file's text: strict first, then a bounded ladder of tolerances
+//! per hunk (see [`Level`]), with the guards that keep fuzzy application honest: `-` lines are
+//! never fuzzed, a hunk that matches in two places at its best level is rejected, hunks land
+//! in order without overlapping, a change must stay anchored, an added block must not repeat
+//! the lines next to it, and every `+` line must be in the result.
+//!
+//! It works on strings only; it does not read files, check paths or run syntax checks.
+
+use crate::patch::model::{HunkReport, Level};
+use crate::patch::parse::{Hunk, HunkLine, Kind};
+use crate::patch::text::{Line, Lines, OutLine, collapse_ws, indent_len};
+use crate::policy::Issue;
+
+/// How many candidate places an error message lists.
+const MAX_LISTED: usize = 5;
+/// Context lines the last ladder level may drop at a hunk's edges, in total.
+const MAX_DROPPED_CONTEXT: usize = 2;
+/// Added lines shorter than this (trimmed), such as `}` or `)`, may legitimately repeat a
+/// neighbour, so the duplicated-block guard ignores blocks made only of them.
+const MIN_DUPLICATE_LINE_LEN: usize = 4;
+
+/// The result of applying every hunk of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Applied {
+    pub text: String,
+    pub hunks: Vec<HunkReport>,
+}
+
+/// Why a file's hunks could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failure {
+    pub issue: Issue,
+    /// The hunk is already in the file (reported, never reversed).
+    pub already_applied: bool,
+}
+
+/// One way of comparing a hunk's old side with the file.
+#[derive(Debug, Clone, Copy)]
+struct Attempt {
+    level: Level,
+    ws: Ws,
+    indent: bool,
+    skip_blank: bool,
+    trim: (usize, usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ws {
+    Exact,
+    Trailing,
+    Runs,
+}
+
+fn ws_eq(ws: Ws, a: &str, b: &str) -> bool {
+    match ws {
+        Ws::Exact => a == b,
+        Ws::Trailing => a.trim_end() == b.trim_end(),
+        // Indentation must still agree: a shifted hunk is the `Indentation` level's job,
+        // because its added lines must be shifted too.
+        Ws::Runs => {
+            a.trim_end() == b.trim_end()
+                || (leading(a) == leading(b) && collapse_ws(a) == collapse_ws(b))
+        }
+    }
+}
+
+fn leading(s: &str) -> &str {
+    &s[..s.len() - s.trim_start().len()]
+}
+
+/// Where a hunk's old lines landed: the file span and, per old line, its file line.
+#[derive(Debug, Clone)]
+struct Landing {
+    start: usize,
+    end: usize,
+    map: Vec<Option<usize>>,
+    shift: i64,
+    indent_char: char,
+}
+
+fn attempts() -> Vec<Attempt> {
+    let base = |level, ws| Attempt {
+        level,
+        ws,
+        indent: false,
+        skip_blank: false,
+        trim: (0, 0),
+    };
+    let mut v = vec![
+        base(Level::Exact, Ws::Exact),
+        base(Level::Offset, Ws::Exact),
+        base(Level::TrailingWhitespace, Ws::Trailing),
+        base(Level::WhitespaceRuns, Ws::Runs),
+        Attempt {
+            indent: true,
+            ..base(Level::Indentation, Ws::Runs)
+        },
+        Attempt {
+            skip_blank: true,
+            ..base(Level::BlankLines, Ws::Runs)
+        },
+    ];
+    for trim in [(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)] {
+        debug_assert!(trim.0 + trim.1 <= MAX_DROPPED_CONTEXT);
+        v.push(Attempt {
+            skip_blank: true,
+            trim,
+            ..base(Level::TrimmedContext, Ws::Runs)
+        });
+    }
+    v
+}
+
+/// Apply `hunks` to `before` (the file `path`); all hunks or nothing.
+pub(crate) fn apply_hunks(path: &str, before: &str, hunks: &[Hunk]) -> Result<Applied, Failure> {
+    let file = Lines::split(before);
+    let mut out: Vec<OutLine> = Vec::new();
+    let mut reports = Vec::new();
+    let mut cursor = 0usize;
+    let mut markers = false;
+    let mut prev_hunk_line: Option<u64> = None;
+    for (h, hunk) in hunks.iter().enumerate() {
+        let n = h + 1;
+        markers |= hunk.lines.iter().any(|l| l.no_eol);
+        let (landing, trimmed, attempt) = land(path, &file, hunk, n, cursor, prev_hunk_line)?;
+        for k in cursor..landing.start {
+            out.push(OutLine::kept(&file.lines[k]));
+        }
+        emit(&file, &trimmed, &landing, &mut out);
+        cursor = landing.end;
+        let line = (landing.start + 1) as u64;
+        prev_hunk_line = Some(line);
+        reports.push(HunkReport {
+            index: n,
+            level: attempt.level,
+            header_line: Some(hunk.old_start as u64),
+            line,
+            dropped_context: attempt.trim.0 + attempt.trim.1,
+            indent_shift: landing.shift,
+        });
+    }
+    for k in cursor..file.lines.len() {
+        out.push(OutLine::kept(&file.lines[k]));
+    }
+    if let Some(issue) = duplicated_block(path, &out) {
+        return Err(Failure {
+            issue,
+            already_applied: false,
+        });
+    }
+    let text = Lines::join(&out, file.default_eol, file.ends_without_eol() && !markers);
+    if let Some(issue) = lost_added_line(path, before, &text, hunks) {
+        return Err(Failure {
+            issue,
+            already_applied: false,
+        });
+    }
+    Ok(Applied {
+        text,
+        hunks: reports,
+    })
+}
+
+/// Find where one hunk lands, climbing the ladder; returns the landing, the hunk lines that
+/// remain after trimming, and the attempt that succeeded.
+fn land(
+    path: &str,
+    file: &Lines,
+    hunk: &Hunk,
+    n: usize,
+    cursor: usize,
+    prev_line: Option<u64>,
+) -> Result<(Landing, Vec<HunkLine>, Attempt), Failure> {
+    let fail = |issue: Issue| Failure {
+        issue: issue.at_path(path),
+        already_applied: false,
+    };
+    let old_len = hunk.lines.iter().filter(|l| l.kind != Kind::Add).count();
+    if old_len == 0 {
+        // A pure insertion: only the header says where.
+        let at = if file.lines.is_empty() {
+            0
+        } else {
+            hunk.old_start
+        };
+        if at < cursor || at > file.lines.len() {
+            return Err(fail(Issue::new(
+                "apply.no-match",
+                format!(
+                    "hunk {n} of {path} inserts at line {at} but the file has {} lines; give \
+                     context lines so the insertion point can be found",
+                    file.lines.len()
+                ),
+            )));
+        }
+        let attempt = attempts()[0];
+        let landing = Landing {
+            start: at,
+            end: at,
+            map: Vec::new(),
+            shift: 0,
+            indent_char: ' ',
+        };
+        return Ok((landing, hunk.lines.clone(), attempt));
+    }
+    let hint = hunk.old_start.saturating_sub(1);
+    for attempt in attempts() {
+        let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
+            continue;
+        };
+        let mut found: Vec<Landing> = Vec::new();
+        if attempt.level == Level::Exact {
+            let anchored_start = hunk.old_start <= 1;
+            let trailing = lines
+                .iter()
+                .rev()
+                .take_while(|l| l.kind == Kind::Context)
+                .count();
+            if hint >= cursor
+                && (!anchored_start || hint == 0)
+                && let Some(l) = match_at(file, hint, &lines, attempt)
+                && (trailing > 0 || l.end == file.lines.len())
+            {
+                found.push(l);
+            }
+        } else {
+            for p in cursor..file.lines.len() {
+                if let Some(l) = match_at(file, p, &lines, attempt)
+                    && anchored(&hunk.lines, &lines, &l, attempt)
+                {
+                    found.push(l);
+                }
+            }
+        }
+        if found.len() > 1 {
+            found.sort_by_key(|l| l.start.abs_diff(hint));
+            let places: Vec<String> = found
+                .iter()
+                .take(MAX_LISTED)
+                .map(|l| (l.start + 1).to_string())
+                .collect();
+            return Err(fail(
+                Issue::new(
+                    "apply.ambiguous",
+                    format!(
+                        "hunk {n} of {path} matches at lines {} (level {}); add context lines \
+                         that occur only at the intended place",
+                        places.join(", "),
+                        attempt.level.name()
+                    ),
+                )
+                .at_line((found[0].start + 1) as u64),
+            ));
+        }
+        if let Some(l) = found.pop() {
+            return Ok((l, lines, attempt));
+        }
+    }
+    Err(diagnose(path, file, hunk, n, cursor, prev_line))
+}
+
+/// The hunk's lines with `lead`/`tail` context lines dropped, when it has that many.
+fn trimmed(lines: &[HunkLine], (lead, tail): (usize, usize)) -> Option<Vec<HunkLine>> {
+    let leading = lines.iter().take_while(|l| l.kind == Kind::Context).count();
+    let trailing = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.kind == Kind::Context)
+        .count();
+    if leading < lead || trailing < tail || leading == lines.len() {
+        return None;
+    }
+    Some(lines[lead..lines.len() - tail].to_vec())
+}
+
+/// A fuzzy landing must keep a matched non-blank context line on every side where the hunk
+/// had context; measured on real output, unanchored changes land in the wrong place.
+fn anchored(original: &[HunkLine], lines: &[HunkLine], l: &Landing, attempt: Attempt) -> bool {
+    if attempt.level <= Level::Offset {
+        return true;
+    }
+    let is_ctx = |h: &&HunkLine| h.kind == Kind::Context;
+    let had_lead = original.first().is_some_and(|h| h.kind == Kind::Context);
+    let had_trail = original.last().is_some_and(|h| h.kind == Kind::Context);
+    let old: Vec<&HunkLine> = lines.iter().filter(|h| h.kind != Kind::Add).collect();
+    let lead = lines.iter().take_while(is_ctx).count();
+    let trail = lines.iter().rev().take_while(is_ctx).count().min(old.len());
+    let ok = |range: std::ops::Range<usize>| {
+        range
+            .into_iter()
+            .any(|i| !old[i].text.trim().is_empty() && l.map.get(i).copied().flatten().is_some())
+    };
+    (!had_lead || ok(0..lead)) && (!had_trail || ok(old.len() - trail..old.len()))
+}
+
+/// Try to match the old side of `lines` at file line `p`.
+fn match_at(file: &Lines, p: usize, lines: &[HunkLine], a: Attempt) -> Option<Landing> {
+    let old: Vec<&HunkLine> = lines.iter().filter(|l| l.kind != Kind::Add).collect();
+    let mut map = Vec::with_capacity(old.len());
+    let mut shift: Option<i64> = None;
+    let mut indent_char = ' ';
+    let mut f = p;
+    let mut i = 0;
+    while i < old.len() {
+        let h = old[i];
+        let blank_h = h.text.trim().is_empty();
+        let Some(fl) = file.lines.get(f) else {
+            if a.skip_blank && h.kind == Kind::Context && blank_h {
+                map.push(None);
+                i += 1;
+                continue;
+            }
+            return None;
+        };
+        if line_eq(h, fl, a, &mut shift, &mut indent_char) {
+            map.push(Some(f));
+            f += 1;
+            i += 1;
+            continue;
+        }
+        if !a.skip_blank || (map.is_empty() && !blank_h) {
+            return None;
+        }
+        if h.kind == Kind::Context && blank_h {
+            map.push(None);
+            i += 1;
+        } else if fl.text.trim().is_empty() && !map.is_empty() {
+            f += 1;
+        } else {
+            return None;
+        }
+    }
+    // A landing must start at a matched line so the same place is not found twice.
+    if map.iter().flatten().next() != Some(&p) {
+        return None;
+    }
+    let end = map.iter().flatten().last().map_or(p, |&e| e + 1);
+    if a.indent && shift.unwrap_or(0) == 0 {
+        return None;
+    }
+    Some(Landing {
+        start: p,
+        end,
+        map,
+        shift: shift.unwrap_or(0),
+        indent_char,
+    })
+}
+
+fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mut char) -> bool {
+    if h.kind == Kind::Remove {
+        // Never fuzz a removed line.
+        return h.text == fl.text;
+    }
+    if !a.indent {
+        return ws_eq(a.ws, &h.text, fl.text);
+    }
+    let (ht, ft) = (h.text.trim(), fl.text.trim());
+    if ht.is_empty() || ft.is_empty() {
+        return ht.is_empty() && ft.is_empty();
+    }
+    if !ws_eq(a.ws, ht, ft) {
+        return false;
+    }
+    let d = indent_len(fl.text) as i64 - indent_len(&h.text) as i64;
+    match *shift {
+        None => {
+            *shift = Some(d);
+            *ch = fl
+                .text
+                .chars()
+                .next()
+                .filter(|c| c.is_whitespace())
+                .unwrap_or(' ');
+            true
+        }
+        Some(s) => s == d,
+    }
+}
+
+/// Emit the replacement for `landing`'s span.
+fn emit(file: &Lines, lines: &[HunkLine], landing: &Landing, out: &mut Vec<OutLine>) {
+    let mut f = landing.start;
+    let mut old_i = 0;
+    for h in lines {
+        match h.kind {
+            Kind::Add => {
+                let text = shifted(&h.text, landing.shift, landing.indent_char);
+                out.push(OutLine::added(text, h.no_eol));
+            }
+            Kind::Context | Kind::Remove => {
+                let target = landing.map.get(old_i).copied().flatten();
+                old_i += 1;
+                let Some(t) = target else { continue };
+                while f < t {
+                    out.push(OutLine::kept(&file.lines[f]));
+                    f += 1;
+                }
+                if h.kind == Kind::Context {
+                    let mut kept = OutLine::kept(&file.lines[t]);
+                    if h.no_eol {
+                        kept.eol = Some(String::new());
+                    }
+                    out.push(kept);
+                }
+                f = t + 1;
+            }
+        }
+    }
+    while f < landing.end {
+        out.push(OutLine::kept(&file.lines[f]));
+        f += 1;
+    }
+}
+
+fn shifted(text: &str, shift: i64, ch: char) -> String {
+    if shift == 0 || text.trim().is_empty() {
+        return text.to_owned();
+    }
+    if shift > 0 {
+        let pad: String = std::iter::repeat_n(ch, shift as usize).collect();
+        return format!("{pad}{text}");
+    }
+    let drop = (-shift) as usize;
+    let lead = indent_len(text);
+    text.chars().skip(drop.min(lead)).collect()
+}
+
+/// An added block that repeats the lines right next to it means the model left existing
+/// lines out of its context and "re-added" them.
+fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
+    let mut i = 0;
+    while i < out.len() {
+        if !out[i].added {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < out.len() && out[i].added {
+            i += 1;
+        }
+        let block: Vec<&str> = out[start..i].iter().map(|l| l.text.trim_end()).collect();
+        let significant = block
+            .iter()
+            .any(|t| t.trim().len() >= MIN_DUPLICATE_LINE_LEN);
+        if !significant {
+            continue;
+        }
+        let k = block.len();
+        let same = |range: &[OutLine]| {
+            range.len() == k
+                && range
+                    .iter()
+                    .zip(&block)
+                    .all(|(o, b)| o.text.trim_end() == *b)
+        };
+        let after = out.get(i..i + k).is_some_and(same);
+        let before = start >= k && same(&out[start - k..start]);
+        if after || before {
+            let side = if after { "after" } else { "before" };
+            return Some(
+                Issue::new(
+                    "apply.duplicate-block",
+                    format!(
+                        "{path}: the {k} added line(s) at line {} repeat the lines right {side} \
+                         them; existing lines must be context (' '), not re-added with '+'",
+                        start + 1
+                    ),
+                )
+                .at_path(path)
+                .at_line((start + 1) as u64),
+            );
+        }
+    }
+    None
+}
+
+/// Every non-blank `+` line must be in the result as often as the patch says.
+fn lost_added_line(path: &str, before: &str, after: &str, hunks: &[Hunk]) -> Option<Issue> {
+    use std::collections::HashMap;
+    let mut want: HashMap<&str, i64> = HashMap::new();
+    for l in before.lines() {
+        *want.entry(l.trim()).or_default() += 1;
+    }
+    for h in hunks.iter().flat_map(|h| &h.lines) {
+        match h.kind {
+            Kind::Add => *want.entry(h.text.trim()).or_default() += 1,
+            Kind::Remove => *want.entry(h.text.trim()).or_default() -= 1,
+            Kind::Context => {}
+        }
+    }
+    let mut have: HashMap<&str, i64> = HashMap::new();
+    for l in after.lines() {
+        *have.entry(l.trim()).or_default() += 1;
+    }
+    for h in hunks.iter().flat_map(|h| &h.lines) {
+        let t = h.text.trim();
+        if h.kind == Kind::Add && !t.is_empty() && have.get(t).copied().unwrap_or(0) < want[t] {
+            return Some(
+                Issue::new(
+                    "apply.lost-added-line",
+                    format!(
+                        "{path}: the added line {t:?} is missing from the result; resend the hunk"
+                    ),
+                )
+                .at_path(path),
+            );
+        }
+    }
+    None
+}
+
+/// Explain why a hunk found no place: already applied, out of order, or the first mismatch.
+fn diagnose(
+    path: &str,
+    file: &Lines,
+    hunk: &Hunk,
+    n: usize,
+    cursor: usize,
+    prev_line: Option<u64>,
+) -> Failure {
+    let new_side: Vec<HunkLine> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != Kind::Remove)
+        .map(|l| HunkLine {
+            kind: Kind::Context,
+            ..l.clone()
+        })
+        .collect();
+    let loose = Attempt {
+        level: Level::BlankLines,
+        ws: Ws::Trailing,
+        indent: false,
+        skip_blank: true,
+        trim: (0, 0),
+    };
+    if hunk.has_change()
+        && let Some(p) =
+            (0..file.lines.len()).find(|&p| match_at(file, p, &new_side, loose).is_some())
+    {
+        {
+            return Failure {
+                issue: Issue::new(
+                    "apply.already-applied",
+                    format!(
+                        "hunk {n} of {path} is already in the file at line {}; do not resend \
+                         changes that are already made",
+                        p + 1
+                    ),
+                )
+                .at_path(path)
+                .at_line((p + 1) as u64),
+                already_applied: true,
+            };
+        }
+    }
+    let exact_lines: Vec<HunkLine> = hunk.lines.clone();
+    let offset = attempts()[1];
+    if cursor > 0
+        && let Some(p) = (0..cursor).find(|&p| match_at(file, p, &exact_lines, offset).is_some())
+    {
+        return Failure {
+            issue: Issue::new(
+                "apply.overlap",
+                format!(
+                    "hunk {n} of {path} matches at line {} which is before or inside hunk {} \
+                     (line {}); hunks must be in file order and must not overlap",
+                    p + 1,
+                    n - 1,
+                    prev_line.unwrap_or(0)
+                ),
+            )
+            .at_path(path)
+            .at_line((p + 1) as u64),
+            already_applied: false,
+        };
+    }
+    let detail = first_mismatch(file, hunk)
+        .unwrap_or_else(|| "no line of its context or `-` lines was found".to_owned());
+    Failure {
+        issue: Issue::new(
+            "apply.no-match",
+            format!(
+                "hunk {n} of {path} (header line {}): context not found: {detail}; copy the \
+                 context and `-` lines exactly from the numbered file",
+                hunk.old_start
+            ),
+        )
+        .at_path(path)
+        .at_line(hunk.old_start.max(1) as u64),
+        already_applied: false,
+    }
+}
+
+/// The nearest place where the hunk's first old line occurs, and where it stops matching.
+fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
+    let old: Vec<&HunkLine> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != Kind::Add && !l.text.trim().is_empty())
+        .collect();
+    let first = old.first()?;
+    let hint = hunk.old_start.saturating_sub(1);
+    let mut starts: Vec<usize> = (0..file.lines.len())
+        .filter(|&p| collapse_ws(file.lines[p].text) == collapse_ws(&first.text))
+        .collect();
+    starts.sort_by_key(|p| p.abs_diff(hint));
+    let &p = starts.first()?;
+    let file_nonblank: Vec<(usize, &Line)> = file.lines[p..]
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.text.trim().is_empty())
+        .map(|(i, l)| (i + p, l))
+        .collect();
+    for (k, h) in old.iter().enumerate() {
+        let Some((at, fl)) = file_nonblank.get(k) else {
+            return Some(format!("the file ends before {:?}", h.text));
+        };
+        let ok = if h.kind == Kind::Remove {
+            h.text == fl.text
+        } else {
+            collapse_ws(&h.text) == collapse_ws(fl.text)
+        };
+        if !ok {
+            return Some(format!(
+                "the nearest start is line {} but line {} is {:?} where the hunk has {:?}",
+                p + 1,
+                at + 1,
+                fl.text,
+                h.text
+            ));
+        }
+    }
+    None
+}

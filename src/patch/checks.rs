@@ -1,0 +1,250 @@
+//! Checks as plug-ins: [`PatchCheck`]s look at which files a patch touches and how,
+//! [`PostApplyCheck`]s at every file's content before and after. Each has a stable id; every
+//! failure is a blocking [`Issue`].
+//!
+//! Path rules live in `paths` (they run while parsing, before anything is read); this module
+//! only holds the checks that need the whole patch or its result.
+
+use crate::patch::diff::{diff_stats, line_counts};
+use crate::patch::model::{FileAction, FileChange, PatchPolicy};
+use crate::patch::syntax;
+use crate::policy::Issue;
+use crate::policy::tests::{is_test_path, weakened_tests};
+
+/// One file a patch touches, as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Touched {
+    pub path: String,
+    pub action: FileAction,
+}
+
+/// A check on the parsed patch.
+pub(crate) trait PatchCheck {
+    fn id(&self) -> &'static str;
+    fn check(&self, files: &[Touched], policy: &PatchPolicy) -> Vec<Issue>;
+}
+
+/// A check on the content before and after the patch.
+pub(crate) trait PostApplyCheck {
+    fn id(&self) -> &'static str;
+    fn check(&self, changes: &[FileChange], policy: &PatchPolicy) -> Vec<Issue>;
+}
+
+fn text(b: Option<&Vec<u8>>) -> Option<String> {
+    b.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// `diff.max-files`: at most `max_files` files.
+struct MaxFiles;
+
+impl PatchCheck for MaxFiles {
+    fn id(&self) -> &'static str {
+        "check.max-files"
+    }
+
+    fn check(&self, files: &[Touched], policy: &PatchPolicy) -> Vec<Issue> {
+        if files.len() <= policy.max_files {
+            return Vec::new();
+        }
+        vec![Issue::new(
+            self.id(),
+            format!(
+                "the patch touches {} files, more than the limit of {}; change fewer files",
+                files.len(),
+                policy.max_files
+            ),
+        )]
+    }
+}
+
+/// Deleting files needs `allow_delete`.
+struct Deletes;
+
+impl PatchCheck for Deletes {
+    fn id(&self) -> &'static str {
+        "delete.not-allowed"
+    }
+
+    fn check(&self, files: &[Touched], policy: &PatchPolicy) -> Vec<Issue> {
+        if policy.allow_delete {
+            return Vec::new();
+        }
+        files
+            .iter()
+            .filter(|f| f.action == FileAction::Delete)
+            .map(|f| {
+                Issue::new(
+                    self.id(),
+                    format!("deleting {} is not allowed; edit the file instead", f.path),
+                )
+                .at_path(f.path.clone())
+            })
+            .collect()
+    }
+}
+
+/// `diff.max-loc`: at most `max_loc` changed lines.
+struct MaxLoc;
+
+impl PostApplyCheck for MaxLoc {
+    fn id(&self) -> &'static str {
+        "check.max-loc"
+    }
+
+    fn check(&self, changes: &[FileChange], policy: &PatchPolicy) -> Vec<Issue> {
+        let (_, added, removed) = diff_stats(changes);
+        if added + removed <= policy.max_loc {
+            return Vec::new();
+        }
+        vec![Issue::new(
+            self.id(),
+            format!(
+                "the patch changes {} lines (+{added} -{removed}), more than the limit of {}; \
+                 make a smaller change",
+                added + removed,
+                policy.max_loc
+            ),
+        )]
+    }
+}
+
+/// No deleted test files, removed test functions or added skips.
+struct Tests;
+
+impl PostApplyCheck for Tests {
+    fn id(&self) -> &'static str {
+        "check.deleted-test"
+    }
+
+    fn check(&self, changes: &[FileChange], _policy: &PatchPolicy) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for c in changes {
+            match (text(c.before.as_ref()), text(c.after.as_ref())) {
+                (Some(_), None) if is_test_path(&c.path) => issues.push(
+                    Issue::new(
+                        self.id(),
+                        format!(
+                            "test file {} was deleted; keep tests and fix the code",
+                            c.path
+                        ),
+                    )
+                    .at_path(c.path.clone()),
+                ),
+                (Some(b), Some(a)) => issues.extend(weakened_tests(&c.path, &b, &a)),
+                _ => {}
+            }
+        }
+        issues
+    }
+}
+
+/// A file that parsed before must parse after; a new file must parse.
+struct Syntax;
+
+impl PostApplyCheck for Syntax {
+    fn id(&self) -> &'static str {
+        "check.syntax"
+    }
+
+    fn check(&self, changes: &[FileChange], _policy: &PatchPolicy) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for c in changes {
+            let (Some(after), before) = (text(c.after.as_ref()), text(c.before.as_ref())) else {
+                continue;
+            };
+            let line = match before {
+                Some(b) => syntax::introduced_error(&c.path, &b, &after),
+                None => syntax::error_in_new_file(&c.path, &after),
+            };
+            if let Some(line) = line {
+                issues.push(
+                    Issue::new(
+                        self.id(),
+                        format!(
+                            "{} does not parse after the patch (first error at line {line}); \
+                             check brackets, indentation and quotes there",
+                            c.path
+                        ),
+                    )
+                    .at_path(c.path.clone())
+                    .at_line(line),
+                );
+            }
+        }
+        issues
+    }
+}
+
+pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {
+    vec![Box::new(Deletes), Box::new(MaxFiles)]
+}
+
+pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
+    vec![Box::new(MaxLoc), Box::new(Tests), Box::new(Syntax)]
+}
+
+/// Per-file added and removed line counts, for the report.
+pub(crate) fn counts(c: &FileChange) -> (usize, usize) {
+    line_counts(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(path: &str, before: Option<&str>, after: Option<&str>) -> FileChange {
+        FileChange {
+            path: path.into(),
+            before: before.map(|s| s.as_bytes().to_vec()),
+            after: after.map(|s| s.as_bytes().to_vec()),
+        }
+    }
+
+    fn run(changes: &[FileChange], policy: &PatchPolicy) -> Vec<String> {
+        post_apply_checks()
+            .iter()
+            .flat_map(|c| c.check(changes, policy))
+            .map(|i| i.rule)
+            .collect()
+    }
+
+    #[test]
+    fn post_apply_checks_report_size_tests_and_syntax() {
+        let policy = PatchPolicy {
+            max_loc: 1,
+            ..PatchPolicy::default()
+        };
+        let changes = [
+            change("tests/test_a.py", Some("def test_a():\n    pass\n"), None),
+            change("src/a.py", Some("x = 1\n"), Some("x = (\n")),
+        ];
+        assert_eq!(
+            run(&changes, &policy),
+            ["check.max-loc", "check.deleted-test", "check.syntax"]
+        );
+    }
+
+    #[test]
+    fn patch_checks_count_files_and_refuse_deletes() {
+        let policy = PatchPolicy {
+            max_files: 1,
+            ..PatchPolicy::default()
+        };
+        let files = [
+            Touched {
+                path: "a".into(),
+                action: FileAction::Modify,
+            },
+            Touched {
+                path: "b".into(),
+                action: FileAction::Delete,
+            },
+        ];
+        let rules: Vec<String> = patch_checks()
+            .iter()
+            .flat_map(|c| c.check(&files, &policy))
+            .map(|i| i.rule)
+            .collect();
+        assert_eq!(rules, ["delete.not-allowed", "check.max-files"]);
+    }
+}

@@ -1,0 +1,357 @@
+//! The output contract: decides, before any parsing, whether a raw model answer is exactly one
+//! of `NO_CHANGE`, one unified diff (bare, in one fence, or in `<patch>` tags) or one JSON
+//! edits object, and strips the wrapping.
+//!
+//! It does not parse hunks (see `parse`) and does not look at the repository.
+
+use serde::Deserialize;
+
+use crate::policy::Issue;
+
+/// The answer's kind, with its wrapping removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Answer {
+    NoChange,
+    /// A unified diff with LF line endings.
+    Diff(String),
+    Edits(Vec<Edit>),
+}
+
+/// One structured edit: replace the only occurrence of `old_text` in `path` by `new_text`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Edit {
+    pub path: String,
+    pub old_text: String,
+    pub new_text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditsObject {
+    edits: Vec<Edit>,
+}
+
+const ONE_BLOCK: &str = "answer with exactly one unified diff (or one ```diff fence, or one \
+                         <patch>...</patch>), one JSON edits object, or NO_CHANGE";
+
+/// Lines that models put after (or before) a diff and that end a hunk without being content.
+pub(crate) fn is_known_junk(line: &str) -> bool {
+    let t = line.trim();
+    t == "[end of patch]"
+        || t == "--cut--"
+        || t == "</patch>"
+        || t == "<patch>"
+        || t.starts_with("```")
+        || t == "[start of patch]"
+}
+
+/// Whether a line (trimmed) is an XML/HTML-ish tag such as `<tool_call>` or `</answer>`.
+fn is_tag_line(line: &str) -> bool {
+    let t = line.trim();
+    if !t.starts_with('<') || !t.ends_with('>') || t.len() < 3 {
+        return false;
+    }
+    let inner = t
+        .trim_start_matches('<')
+        .trim_start_matches(['/', '|', '!', '?']);
+    inner
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '|')
+}
+
+fn is_diff_start(line: &str) -> bool {
+    line.starts_with("diff ")
+        || line.starts_with("--- ")
+        || line.starts_with("-- ")
+        || line.starts_with("--->")
+        || line.starts_with("+++ ")
+        || line.starts_with("Index: ")
+        || line.starts_with("index ")
+        || line.starts_with("@@")
+}
+
+fn first_nonblank(lines: &[&str]) -> Option<usize> {
+    lines.iter().position(|l| !l.trim().is_empty())
+}
+
+/// Classify a raw model answer.
+pub(crate) fn classify(raw: &str) -> Result<Answer, Issue> {
+    let text = raw.trim_start_matches('\u{feff}').replace("\r\n", "\n");
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(Issue::new(
+            "contract.empty",
+            format!("the answer is empty; {ONE_BLOCK}"),
+        ));
+    }
+    if trimmed == "NO_CHANGE" {
+        return Ok(Answer::NoChange);
+    }
+    let body = strip_patch_tags(trimmed)?;
+    reject_tags(&body)?;
+    let body = strip_fence(&body)?;
+    let t = body.trim();
+    if t == "NO_CHANGE" {
+        return Ok(Answer::NoChange);
+    }
+    if t.starts_with('{') {
+        return parse_edits(t);
+    }
+    let lines: Vec<&str> = body.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| !l.trim().is_empty() && !is_known_junk(l))
+        .unwrap_or(0);
+    if !lines.get(start).is_some_and(|l| is_diff_start(l)) {
+        if lines.iter().any(|l| l.contains("NO_CHANGE")) {
+            return Err(Issue::new(
+                "contract.prose",
+                "NO_CHANGE must be the whole answer; write nothing else when no change is needed",
+            ));
+        }
+        if lines
+            .iter()
+            .any(|l| l.starts_with("@@") || l.starts_with("--- "))
+        {
+            return Err(Issue::new(
+                "contract.prose",
+                format!(
+                    "text before the diff (line {}); start the answer with the diff header and \
+                     write no explanation",
+                    start + 1
+                ),
+            ));
+        }
+        return Err(Issue::new(
+            "contract.no-hunks",
+            format!("no diff, edits or NO_CHANGE found; {ONE_BLOCK}"),
+        ));
+    }
+    Ok(Answer::Diff(lines[start..].join("\n") + "\n"))
+}
+
+/// Remove one `<patch>...</patch>` wrapper, tolerating repeated closing tags.
+fn strip_patch_tags(text: &str) -> Result<String, Issue> {
+    const OPEN: &str = "<patch>";
+    const CLOSE: &str = "</patch>";
+    let Some(open) = text.find(OPEN) else {
+        if text.contains(CLOSE) {
+            return Err(Issue::new(
+                "contract.tags",
+                "a </patch> without <patch>; wrap the diff in one <patch>...</patch> or send it bare",
+            ));
+        }
+        return Ok(text.to_owned());
+    };
+    if !text[..open].trim().is_empty() {
+        return Err(Issue::new(
+            "contract.prose",
+            "text before <patch>; send only the patch, with no explanation around it",
+        ));
+    }
+    let rest = &text[open + OPEN.len()..];
+    let Some(close) = rest.find(CLOSE) else {
+        return Err(Issue::new(
+            "contract.tags",
+            "<patch> is never closed; end the patch with </patch>",
+        ));
+    };
+    let inner = &rest[..close];
+    let mut after = rest[close + CLOSE.len()..].trim();
+    // A repeated closing tag is harmless, and real output has it.
+    while let Some(more) = after.strip_prefix(CLOSE) {
+        after = more.trim();
+    }
+    if after.contains(OPEN) {
+        return Err(Issue::new(
+            "contract.several-blocks",
+            format!("several <patch> blocks; {ONE_BLOCK}, with every file in it"),
+        ));
+    }
+    if !after.is_empty() {
+        return Err(Issue::new(
+            "contract.prose",
+            "text after </patch>; send only the patch, with no explanation around it",
+        ));
+    }
+    if inner.contains(OPEN) {
+        return Err(Issue::new(
+            "contract.several-blocks",
+            format!("nested <patch> tags; {ONE_BLOCK}"),
+        ));
+    }
+    Ok(inner.to_owned())
+}
+
+fn reject_tags(body: &str) -> Result<(), Issue> {
+    for (i, line) in body.lines().enumerate() {
+        let starts_body = line.starts_with([' ', '+', '-', '\\']);
+        if !starts_body && is_tag_line(line) {
+            return Err(Issue::new(
+                "contract.tags",
+                format!(
+                    "tag {:?} on line {}; send no tool calls or XML/HTML tags, only the patch",
+                    line.trim(),
+                    i + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Remove one surrounding markdown fence; reject fences anywhere else.
+fn strip_fence(body: &str) -> Result<String, Issue> {
+    let lines: Vec<&str> = body.lines().collect();
+    let is_fence = |l: &&str| l.trim_start().starts_with("```");
+    let fences: Vec<usize> = (0..lines.len()).filter(|&i| is_fence(&lines[i])).collect();
+    let Some(&first) = fences.first() else {
+        return Ok(body.to_owned());
+    };
+    let start = first_nonblank(&lines).unwrap_or(0);
+    if first != start {
+        let before_is_diff = lines[start..first].iter().any(|l| is_diff_start(l));
+        if before_is_diff {
+            return Err(Issue::new(
+                "contract.fence-in-diff",
+                format!(
+                    "markdown fence on line {} inside the diff; put the whole diff in one \
+                     fence or none",
+                    first + 1
+                ),
+            ));
+        }
+        return Err(Issue::new(
+            "contract.prose",
+            format!(
+                "text before the fence (line {}); send only the fenced patch, with no \
+                 explanation",
+                start + 1
+            ),
+        ));
+    }
+    let Some(&close) = fences.get(1) else {
+        // An unclosed fence: the rest is the block.
+        return Ok(lines[first + 1..].join("\n"));
+    };
+    let opener = lines[first].trim();
+    if opener != "```" && lines[close].trim() != "```" {
+        return Err(Issue::new(
+            "contract.fence-in-diff",
+            format!(
+                "a second opening fence on line {} inside the block; put the whole diff in one \
+                 fence",
+                close + 1
+            ),
+        ));
+    }
+    let after: Vec<&str> = lines[close + 1..]
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if fences.len() > 2 {
+        let third = lines[fences[2]].trim();
+        let rule = if third != "```" || fences.len() >= 4 {
+            "contract.several-blocks"
+        } else {
+            "contract.fence-in-diff"
+        };
+        return Err(Issue::new(
+            rule,
+            format!(
+                "several fenced blocks (a fence on line {}); {ONE_BLOCK}",
+                fences[2] + 1
+            ),
+        ));
+    }
+    if !after.is_empty() {
+        return Err(Issue::new(
+            "contract.prose",
+            "text after the closing fence; send only the patch, with no explanation",
+        ));
+    }
+    Ok(lines[first + 1..close].join("\n"))
+}
+
+fn parse_edits(text: &str) -> Result<Answer, Issue> {
+    match serde_json::from_str::<EditsObject>(text) {
+        Ok(obj) if obj.edits.is_empty() => Err(Issue::new(
+            "contract.no-hunks",
+            "the edits list is empty; give at least one edit, or answer NO_CHANGE",
+        )),
+        Ok(obj) => Ok(Answer::Edits(obj.edits)),
+        Err(e) => Err(Issue::new(
+            "contract.bad-json",
+            format!(
+                "the edits object is not valid ({e}); send {{\"edits\":[{{\"path\":..,\
+                 \"old_text\":..,\"new_text\":..}}]}} and nothing else"
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(raw: &str) -> String {
+        match classify(raw) {
+            Ok(a) => format!("ok:{a:?}"),
+            Err(i) => i.rule,
+        }
+    }
+
+    #[test]
+    fn no_change_is_accepted_when_trimmed() {
+        assert_eq!(classify("  NO_CHANGE \n").ok(), Some(Answer::NoChange));
+    }
+
+    #[test]
+    fn patch_tags_with_a_repeated_closing_tag_are_unwrapped() {
+        let raw = "<patch>\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n</patch>\n</patch>\n";
+        assert_eq!(
+            classify(raw).ok(),
+            Some(Answer::Diff(
+                "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn wrapping_violations_get_their_own_rules() {
+        let d = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(rule(&format!("Here is the fix:\n{d}")), "contract.prose");
+        assert_eq!(
+            rule(&format!("<tool_call>\n{d}</tool_call>")),
+            "contract.tags"
+        );
+        assert_eq!(
+            rule(&format!("```diff\n{d}```\n```diff\n{d}```")),
+            "contract.several-blocks"
+        );
+        assert_eq!(rule(&format!("{d}```\n{d}")), "contract.fence-in-diff");
+        assert_eq!(
+            rule(&format!("<patch>{d}</patch>\nThis fixes it.")),
+            "contract.prose"
+        );
+        assert_eq!(rule("I think the code is fine."), "contract.no-hunks");
+        assert_eq!(rule("{\"edits\": 3}"), "contract.bad-json");
+    }
+
+    #[test]
+    fn fenced_json_edits_are_parsed() {
+        let raw =
+            "```json\n{\"edits\":[{\"path\":\"a\",\"old_text\":\"x\",\"new_text\":\"y\"}]}\n```";
+        assert_eq!(
+            classify(raw).ok(),
+            Some(Answer::Edits(vec![Edit {
+                path: "a".into(),
+                old_text: "x".into(),
+                new_text: "y".into()
+            }]))
+        );
+    }
+}

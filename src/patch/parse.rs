@@ -1,0 +1,452 @@
+//! A lenient unified-diff parser that never panics: it recounts hunk bodies instead of
+//! trusting header counts, accepts missing `diff --git`, missing `a/`/`b/`, headers without
+//! counts, bare blank lines as empty context, and ends a hunk at junk such as
+//! `[end of patch]`, `--cut--`, closing tags or fences.
+//!
+//! It does not check paths against policy (see `paths`) and does not apply anything.
+
+use crate::patch::contract::is_known_junk;
+use crate::policy::Issue;
+
+/// What a hunk line does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One body line of a hunk, without its prefix or line ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HunkLine {
+    pub kind: Kind,
+    pub text: String,
+    /// Followed by `\ No newline at end of file`.
+    pub no_eol: bool,
+    /// A bare empty line (no leading space) read as empty context.
+    pub bare: bool,
+}
+
+/// One hunk with its recounted body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hunk {
+    /// 1-based old start from the header (0 for an insertion at the top).
+    pub old_start: usize,
+    pub lines: Vec<HunkLine>,
+}
+
+impl Hunk {
+    pub fn has_change(&self) -> bool {
+        self.lines.iter().any(|l| l.kind != Kind::Context)
+    }
+}
+
+/// Everything a patch says about one file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct FilePatch {
+    /// Path before (`None` = the file is created).
+    pub old_path: Option<String>,
+    /// Path after (`None` = the file is deleted).
+    pub new_path: Option<String>,
+    pub rename: bool,
+    pub binary: bool,
+    pub hunks: Vec<Hunk>,
+    /// 1-based line in the diff where the file's header starts.
+    pub line: usize,
+}
+
+impl FilePatch {
+    /// The path the change is reported under.
+    pub fn path(&self) -> &str {
+        self.new_path
+            .as_deref()
+            .or(self.old_path.as_deref())
+            .unwrap_or("")
+    }
+}
+
+/// Parse a whole diff (LF line endings; a stray `\r` at line ends is dropped).
+pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, Issue> {
+    let mut lines: Vec<&str> = diff
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    // The text after the final newline is not a line.
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut files: Vec<FilePatch> = Vec::new();
+    let mut cur: Option<FilePatch> = None;
+    // Whether `cur` was opened by `diff --git` and still waits for its `---`/`+++` pair.
+    let mut git_open = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.starts_with("diff --git ") || line.starts_with("diff -") {
+            if let Some(f) = cur.take() {
+                files.push(f);
+            }
+            let (a, b) = git_header_paths(line);
+            cur = Some(FilePatch {
+                old_path: a,
+                new_path: b,
+                line: i + 1,
+                ..Default::default()
+            });
+            git_open = true;
+            i += 1;
+            continue;
+        }
+        if let Some(old) = old_header(line)
+            && lines.get(i + 1).is_some_and(|n| n.starts_with("+++"))
+        {
+            let new = header_path(lines[i + 1].trim_start_matches('+'));
+            let old = header_path(old);
+            let reuse = git_open;
+            git_open = false;
+            let mut f = match cur.take() {
+                Some(f) if reuse => f,
+                Some(f) => {
+                    files.push(f);
+                    FilePatch {
+                        line: i + 1,
+                        ..Default::default()
+                    }
+                }
+                None => FilePatch {
+                    line: i + 1,
+                    ..Default::default()
+                },
+            };
+            f.old_path = old;
+            f.new_path = new;
+            cur = Some(f);
+            i += 2;
+            continue;
+        }
+        if line.starts_with("@@") {
+            let Some(f) = cur.as_mut() else {
+                return Err(Issue::new(
+                    "parse.no-file-header",
+                    format!(
+                        "hunk on line {} has no file header; put `--- a/PATH` and `+++ b/PATH` \
+                         before the first @@ line",
+                        i + 1
+                    ),
+                ));
+            };
+            let Some((old_start, old_count, new_count)) = hunk_header(line) else {
+                return Err(Issue::new(
+                    "parse.bad-hunk-header",
+                    format!(
+                        "hunk header on line {} is not `@@ -OLD,COUNT +NEW,COUNT @@`: {:?}; give \
+                         numeric line numbers from the numbered file",
+                        i + 1,
+                        truncate(line, 60)
+                    ),
+                ))
+                .map_err(|e| e.at_path(f.path().to_owned()));
+            };
+            git_open = false;
+            let (hunk, next) = hunk_body(&lines, i + 1, old_start, old_count, new_count);
+            f.hunks.push(hunk);
+            i = next;
+            continue;
+        }
+        if let Some(f) = cur.as_mut() {
+            if let Some(rest) = line.strip_prefix("rename from ") {
+                f.old_path = Some(clean_path(rest));
+                f.rename = true;
+            } else if let Some(rest) = line.strip_prefix("rename to ") {
+                f.new_path = Some(clean_path(rest));
+                f.rename = true;
+            } else if line.starts_with("new file mode") {
+                f.old_path = None;
+            } else if line.starts_with("deleted file mode") {
+                f.new_path = None;
+            } else if line.starts_with("GIT binary patch")
+                || (line.starts_with("Binary files ") && line.ends_with(" differ"))
+            {
+                f.binary = true;
+            }
+        }
+        let meta = line.starts_with("index ")
+            || line.starts_with("Index: ")
+            || line.starts_with("====")
+            || line.starts_with("old mode")
+            || line.starts_with("new mode")
+            || line.starts_with("new file mode")
+            || line.starts_with("deleted file mode")
+            || line.starts_with("similarity index")
+            || line.starts_with("dissimilarity index")
+            || line.starts_with("rename ")
+            || line.starts_with("copy ")
+            || line.starts_with("GIT binary patch")
+            || line.starts_with("Binary files ");
+        let in_binary = cur.as_ref().is_some_and(|f| f.binary);
+        if meta || in_binary || line.trim().is_empty() || is_known_junk(line) {
+            i += 1;
+            continue;
+        }
+        if line == "-- " || line == "--" {
+            // A mail signature (`git format-patch`) ends the patch.
+            break;
+        }
+        return Err(Issue::new(
+            "parse.stray-line",
+            format!(
+                "line {} of the diff is not part of a hunk: {:?}; prefix context lines with one \
+                 space and write no text after the diff",
+                i + 1,
+                truncate(line, 60)
+            ),
+        ));
+    }
+    if let Some(f) = cur.take() {
+        files.push(f);
+    }
+    Ok(files)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// The text after `--- `, also for the malformed `-- path` and `---> path` forms.
+fn old_header(line: &str) -> Option<&str> {
+    if let Some(rest) = line.strip_prefix("---") {
+        return Some(rest.trim_start_matches('>'));
+    }
+    line.strip_prefix("-- ").filter(|r| !r.trim().is_empty())
+}
+
+fn clean_path(raw: &str) -> String {
+    let mut p = raw.trim();
+    if p.len() >= 2 && p.starts_with('"') && p.ends_with('"') {
+        p = &p[1..p.len() - 1];
+    }
+    p.to_owned()
+}
+
+/// A `---`/`+++` path: drop a timestamp, quotes and the `a/`/`b/` prefix; `/dev/null` is none.
+fn header_path(raw: &str) -> Option<String> {
+    let raw = raw.split('\t').next().unwrap_or("");
+    let p = clean_path(raw);
+    if p == "/dev/null" || p.is_empty() {
+        return None;
+    }
+    Some(strip_ab(&p).to_owned())
+}
+
+fn strip_ab(p: &str) -> &str {
+    p.strip_prefix("a/")
+        .or_else(|| p.strip_prefix("b/"))
+        .unwrap_or(p)
+}
+
+fn git_header_paths(line: &str) -> (Option<String>, Option<String>) {
+    let rest = line.strip_prefix("diff --git ").unwrap_or("");
+    // `a/X b/X`: split at the ` b/` that halves the rest when the names are equal.
+    if let Some(pos) = rest.find(" b/") {
+        let a = strip_ab(&rest[..pos]).to_owned();
+        let b = rest[pos + 3..].to_owned();
+        return (Some(clean_path(&a)), Some(clean_path(&b)));
+    }
+    let mut parts = rest.split_whitespace();
+    let a = parts.next().map(|s| strip_ab(s).to_owned());
+    let b = parts.next().map(|s| strip_ab(s).to_owned());
+    (a, b)
+}
+
+/// `@@ -a[,b] +c[,d] @@...` to `(a, b, d)`; counts default to 1.
+fn hunk_header(line: &str) -> Option<(usize, Option<usize>, Option<usize>)> {
+    let rest = line.trim_start_matches('@').strip_prefix(' ')?;
+    let rest = rest.strip_prefix('-')?;
+    let (old, rest) = rest.split_once(' ')?;
+    let rest = rest.strip_prefix('+')?;
+    let (new, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+    if !(tail.starts_with("@@") || (tail.is_empty() && line.trim_end().ends_with("@@"))) {
+        return None;
+    }
+    let range = |s: &str| -> Option<(usize, Option<usize>)> {
+        let (start, count) = match s.split_once(',') {
+            Some((a, b)) => (a, Some(b.parse::<usize>().ok()?)),
+            None => (s, None),
+        };
+        Some((start.parse::<usize>().ok()?, count))
+    };
+    let (old_start, old_count) = range(old)?;
+    let (_, new_count) = range(new)?;
+    Some((old_start, old_count, new_count))
+}
+
+/// Read a hunk body from `start`; returns the hunk and the index of the first line after it.
+fn hunk_body(
+    lines: &[&str],
+    start: usize,
+    old_start: usize,
+    old_count: Option<usize>,
+    new_count: Option<usize>,
+) -> (Hunk, usize) {
+    let declared_old = old_count.unwrap_or(1);
+    let declared_new = new_count.unwrap_or(1);
+    let mut body: Vec<HunkLine> = Vec::new();
+    let (mut old_seen, mut new_seen) = (0usize, 0usize);
+    let mut i = start;
+    while i < lines.len() {
+        let line = lines[i];
+        let counts_left = old_seen < declared_old || new_seen < declared_new;
+        if line.starts_with("@@") || line.starts_with("diff --git ") || is_known_junk(line) {
+            break;
+        }
+        // `--- path` followed by `+++ path` starts the next file once the counts are used up;
+        // inside the declared counts it is a removed line (git's rule).
+        if !counts_left
+            && old_header(line).is_some()
+            && lines.get(i + 1).is_some_and(|n| n.starts_with("+++"))
+        {
+            break;
+        }
+        if !counts_left && (line == "-- " || line == "--") {
+            break;
+        }
+        let (kind, text, bare) = match line.as_bytes().first() {
+            None => (Kind::Context, "", true),
+            Some(b' ') => (Kind::Context, &line[1..], false),
+            Some(b'+') => (Kind::Add, &line[1..], false),
+            Some(b'-') => (Kind::Remove, &line[1..], false),
+            Some(b'\\') => {
+                if let Some(last) = body.last_mut() {
+                    last.no_eol = true;
+                }
+                i += 1;
+                continue;
+            }
+            _ => break,
+        };
+        match kind {
+            Kind::Context => {
+                old_seen += 1;
+                new_seen += 1;
+            }
+            Kind::Remove => old_seen += 1,
+            Kind::Add => new_seen += 1,
+        }
+        body.push(HunkLine {
+            kind,
+            text: text.to_owned(),
+            no_eol: false,
+            bare,
+        });
+        i += 1;
+    }
+    // Trailing bare blank lines are separators, not context, unless the counts need them.
+    while body.last().is_some_and(|l| l.bare) {
+        let (o, n) = counts(&body[..body.len() - 1]);
+        if old_count.is_some() && new_count.is_some() && o < declared_old && n < declared_new {
+            break;
+        }
+        body.pop();
+    }
+    (
+        Hunk {
+            old_start,
+            lines: body,
+        },
+        i,
+    )
+}
+
+fn counts(body: &[HunkLine]) -> (usize, usize) {
+    let old = body.iter().filter(|l| l.kind != Kind::Add).count();
+    let new = body.iter().filter(|l| l.kind != Kind::Remove).count();
+    (old, new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(kind: Kind, text: &str) -> HunkLine {
+        HunkLine {
+            kind,
+            text: text.into(),
+            no_eol: false,
+            bare: false,
+        }
+    }
+
+    #[test]
+    fn wrong_counts_are_recounted_and_junk_ends_the_hunk() {
+        let diff =
+            "--- a/src/x.py\n+++ b/src/x.py\n@@ -1,9 +1,2 @@\n a\n-b\n+c\n+d\n[end of patch]\n";
+        assert_eq!(
+            parse(diff).ok(),
+            Some(vec![FilePatch {
+                old_path: Some("src/x.py".into()),
+                new_path: Some("src/x.py".into()),
+                hunks: vec![Hunk {
+                    old_start: 1,
+                    lines: vec![
+                        line(Kind::Context, "a"),
+                        line(Kind::Remove, "b"),
+                        line(Kind::Add, "c"),
+                        line(Kind::Add, "d")
+                    ]
+                }],
+                line: 1,
+                ..Default::default()
+            }])
+        );
+    }
+
+    #[test]
+    fn non_numeric_hunk_header_is_rejected() {
+        let diff = "--- a/x\n+++ b/x\n@@ at the end of the file @@\n+a\n";
+        assert_eq!(
+            parse(diff).err().map(|i| i.rule),
+            Some("parse.bad-hunk-header".into())
+        );
+    }
+
+    #[test]
+    fn removed_line_that_looks_like_a_header_stays_inside_the_counts() {
+        let diff = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n--- a\n+++ b\n";
+        let files = parse(diff).unwrap_or_default();
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            files[0].hunks[0].lines,
+            vec![line(Kind::Remove, "-- a"), line(Kind::Add, "++ b")]
+        );
+    }
+
+    #[test]
+    fn git_metadata_marks_new_deleted_renamed_and_binary_files() {
+        let diff = "diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\
+                    diff --git a/d b/d\ndeleted file mode 100644\n\
+                    diff --git a/o b/r\nsimilarity index 100%\nrename from o\nrename to r\n\
+                    diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n";
+        let files = parse(diff).unwrap_or_default();
+        let summary: Vec<_> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.old_path.clone(),
+                    f.new_path.clone(),
+                    f.rename,
+                    f.binary,
+                    f.hunks.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (None, Some("n".into()), false, false, 1),
+                (Some("d".into()), None, false, false, 0),
+                (Some("o".into()), Some("r".into()), true, false, 0),
+                (Some("bin".into()), Some("bin".into()), false, true, 0),
+            ]
+        );
+    }
+}

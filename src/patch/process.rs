@@ -1,0 +1,476 @@
+//! One model answer end to end: contract, parse or edits, path rules, application, checks,
+//! report. All or nothing: any blocking issue rejects the whole answer.
+//!
+//! Reading goes through a [`FileSource`]; writing is [`write_changes`], called only in
+//! [`Mode::Write`] after everything passed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::patch::apply::apply_hunks;
+use crate::patch::checks::{Touched, counts, patch_checks, post_apply_checks};
+use crate::patch::contract::{Answer, Edit, classify};
+use crate::patch::diff::diff_of;
+use crate::patch::edits::apply_edit;
+use crate::patch::model::{
+    FileAction, FileChange, FileReport, HunkReport, Mode, PatchError, PatchOutcome, PatchPolicy,
+    PatchReport,
+};
+use crate::patch::parse::{FilePatch, parse};
+use crate::patch::paths::{FileSource, PathRules, RepoDir};
+use crate::policy::Issue;
+
+/// Process one raw model answer against the repository at `repo`.
+pub fn process(
+    repo: &Path,
+    raw: &str,
+    policy: &PatchPolicy,
+    mode: Mode,
+) -> Result<PatchReport, PatchError> {
+    let report = evaluate(&RepoDir::new(repo), raw, policy)?;
+    if mode == Mode::Write && report.outcome == PatchOutcome::Applied {
+        write_changes(repo, &report.changes)?;
+    }
+    Ok(report)
+}
+
+/// One file's state while the answer is worked through.
+#[derive(Debug, Clone)]
+struct State {
+    before: Option<Vec<u8>>,
+    after: Option<String>,
+    old_path: Option<String>,
+    action: FileAction,
+    hunks: Vec<HunkReport>,
+}
+
+struct Work<'a> {
+    source: &'a dyn FileSource,
+    rules: PathRules,
+    files: BTreeMap<String, State>,
+    order: Vec<String>,
+    issues: Vec<Issue>,
+    already: Vec<Issue>,
+}
+
+impl Work<'_> {
+    /// The current text of `path` (after earlier parts of the answer), loading it on first use.
+    fn current(&mut self, path: &str) -> Result<Option<String>, PatchError> {
+        if let Some(s) = self.files.get(path) {
+            return Ok(s.after.clone());
+        }
+        let before = self.source.read(path)?;
+        let after = match &before {
+            Some(b) => match String::from_utf8(b.clone()) {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    self.issues.push(
+                        Issue::new(
+                            "apply.not-text",
+                            format!("{path} is not UTF-8 text; efix does not patch binary files"),
+                        )
+                        .at_path(path),
+                    );
+                    return Ok(None);
+                }
+            },
+            None => None,
+        };
+        self.order.push(path.to_owned());
+        self.files.insert(
+            path.to_owned(),
+            State {
+                before,
+                after: after.clone(),
+                old_path: None,
+                action: FileAction::Modify,
+                hunks: Vec::new(),
+            },
+        );
+        Ok(after)
+    }
+
+    fn set(
+        &mut self,
+        path: &str,
+        after: Option<String>,
+        action: FileAction,
+        hunks: Vec<HunkReport>,
+    ) {
+        if let Some(s) = self.files.get_mut(path) {
+            s.after = after;
+            if s.action == FileAction::Modify {
+                s.action = action;
+            }
+            s.hunks.extend(hunks);
+        }
+    }
+
+    fn checked(&mut self, raw: &str) -> Option<String> {
+        match self.rules.check(raw, self.source) {
+            Ok(p) => Some(p),
+            Err(issue) => {
+                self.issues.push(issue);
+                None
+            }
+        }
+    }
+
+    fn file_patch(&mut self, fp: &FilePatch) -> Result<(), PatchError> {
+        if fp.binary {
+            self.issues.push(
+                Issue::new(
+                    "parse.binary",
+                    format!("{} is a binary patch; send text changes only", fp.path()),
+                )
+                .at_path(fp.path().to_owned()),
+            );
+            return Ok(());
+        }
+        let old = match &fp.old_path {
+            Some(p) => match self.checked(p) {
+                Some(p) => Some(p),
+                None => return Ok(()),
+            },
+            None => None,
+        };
+        let new = match &fp.new_path {
+            Some(p) => match self.checked(p) {
+                Some(p) => Some(p),
+                None => return Ok(()),
+            },
+            None => None,
+        };
+        match (old, new) {
+            (None, None) => Ok(()),
+            (None, Some(new)) => self.create(&new, fp),
+            (Some(old), None) => self.delete(&old),
+            (Some(old), Some(new)) if fp.rename && old != new => self.rename(&old, &new, fp),
+            (Some(_), Some(new)) => self.modify(&new, fp),
+        }
+    }
+
+    fn create(&mut self, path: &str, fp: &FilePatch) -> Result<(), PatchError> {
+        if self.current(path)?.is_some() {
+            self.issues.push(
+                Issue::new(
+                    "apply.file-exists",
+                    format!("{path} already exists; send a diff against its current content"),
+                )
+                .at_path(path),
+            );
+            return Ok(());
+        }
+        match apply_hunks(path, "", &fp.hunks) {
+            Ok(a) => self.set(path, Some(a.text), FileAction::Create, a.hunks),
+            Err(f) => self.issues.push(f.issue),
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, path: &str) -> Result<(), PatchError> {
+        if self.current(path)?.is_none() {
+            self.issues.push(missing(path));
+            return Ok(());
+        }
+        self.set(path, None, FileAction::Delete, Vec::new());
+        Ok(())
+    }
+
+    fn modify(&mut self, path: &str, fp: &FilePatch) -> Result<(), PatchError> {
+        let Some(text) = self.current(path)? else {
+            if !self.issues.iter().any(|i| i.path.as_deref() == Some(path)) {
+                self.issues.push(missing(path));
+            }
+            return Ok(());
+        };
+        match apply_hunks(path, &text, &fp.hunks) {
+            Ok(a) => self.set(path, Some(a.text), FileAction::Modify, a.hunks),
+            Err(f) if f.already_applied => self.already.push(f.issue),
+            Err(f) => self.issues.push(f.issue),
+        }
+        Ok(())
+    }
+
+    fn rename(&mut self, old: &str, new: &str, fp: &FilePatch) -> Result<(), PatchError> {
+        let Some(text) = self.current(old)? else {
+            self.issues.push(missing(old));
+            return Ok(());
+        };
+        if self.current(new)?.is_some() {
+            self.issues.push(
+                Issue::new(
+                    "apply.file-exists",
+                    format!("cannot rename {old} to {new}: {new} already exists"),
+                )
+                .at_path(new),
+            );
+            return Ok(());
+        }
+        match apply_hunks(new, &text, &fp.hunks) {
+            Ok(a) => {
+                self.set(old, None, FileAction::Delete, Vec::new());
+                self.set(new, Some(a.text), FileAction::Rename, a.hunks);
+                if let Some(s) = self.files.get_mut(new) {
+                    s.old_path = Some(old.to_owned());
+                }
+                // The old path disappears as part of the rename, not as a deletion.
+                if let Some(s) = self.files.get_mut(old) {
+                    s.action = FileAction::Rename;
+                }
+            }
+            Err(f) => self.issues.push(f.issue),
+        }
+        Ok(())
+    }
+
+    fn edit(&mut self, n: usize, e: &Edit) -> Result<(), PatchError> {
+        let Some(path) = self.checked(&e.path) else {
+            return Ok(());
+        };
+        let current = self.current(&path)?;
+        match (current, e.old_text.is_empty()) {
+            (None, true) => {
+                self.set(
+                    &path,
+                    Some(e.new_text.clone()),
+                    FileAction::Create,
+                    Vec::new(),
+                );
+            }
+            (Some(_), true) => self.issues.push(
+                Issue::new(
+                    "edit.file-exists",
+                    format!(
+                        "edit {n}: old_text is empty but {path} already exists; give the exact \
+                         text to replace"
+                    ),
+                )
+                .at_path(&path),
+            ),
+            (None, false) => {
+                if !self.issues.iter().any(|i| i.path.as_deref() == Some(&path)) {
+                    self.issues.push(missing(&path));
+                }
+            }
+            (Some(text), false) => match apply_edit(&path, n, &text, &e.old_text, &e.new_text) {
+                Ok((t, r)) => self.set(&path, Some(t), FileAction::Modify, vec![r]),
+                Err(i) if i.rule == "edit.already-applied" => self.already.push(i),
+                Err(i) => self.issues.push(i),
+            },
+        }
+        Ok(())
+    }
+}
+
+fn missing(path: &str) -> Issue {
+    Issue::new(
+        "apply.missing-file",
+        format!("{path} does not exist; patch only files that exist, or create it from /dev/null"),
+    )
+    .at_path(path)
+}
+
+/// Evaluate one answer against any file source, writing nothing.
+pub fn evaluate(
+    source: &dyn FileSource,
+    raw: &str,
+    policy: &PatchPolicy,
+) -> Result<PatchReport, PatchError> {
+    let answer = match classify(raw) {
+        Ok(a) => a,
+        Err(issue) => return Ok(PatchReport::rejected(vec![issue])),
+    };
+    let mut work = Work {
+        source,
+        rules: PathRules::new(policy)?,
+        files: BTreeMap::new(),
+        order: Vec::new(),
+        issues: Vec::new(),
+        already: Vec::new(),
+    };
+    match answer {
+        Answer::NoChange => {
+            return Ok(PatchReport {
+                outcome: PatchOutcome::NoChange,
+                ..PatchReport::rejected(Vec::new())
+            });
+        }
+        Answer::Diff(text) => {
+            let files = match parse(&text) {
+                Ok(f) => f,
+                Err(issue) => return Ok(PatchReport::rejected(vec![issue])),
+            };
+            let has_content = files.iter().any(|f| {
+                !f.hunks.is_empty()
+                    || f.binary
+                    || f.rename
+                    || f.new_path.is_none()
+                    || f.old_path.is_none()
+            });
+            if !has_content {
+                return Ok(PatchReport::rejected(vec![Issue::new(
+                    "contract.no-hunks",
+                    "the diff has no hunks; add `@@ -OLD,COUNT +NEW,COUNT @@` hunks with the \
+                     changed lines",
+                )]));
+            }
+            let touched: Vec<Touched> = files
+                .iter()
+                .map(|f| Touched {
+                    path: f.path().to_owned(),
+                    action: match (&f.old_path, &f.new_path) {
+                        (None, _) => FileAction::Create,
+                        (_, None) => FileAction::Delete,
+                        _ if f.rename => FileAction::Rename,
+                        _ => FileAction::Modify,
+                    },
+                })
+                .collect();
+            for check in patch_checks() {
+                work.issues.extend(check.check(&touched, policy));
+            }
+            if !work.issues.is_empty() {
+                return Ok(PatchReport::rejected(work.issues));
+            }
+            for fp in &files {
+                work.file_patch(fp)?;
+            }
+        }
+        Answer::Edits(edits) => {
+            for (i, e) in edits.iter().enumerate() {
+                work.edit(i + 1, e)?;
+            }
+        }
+    }
+    finish(work, policy)
+}
+
+fn finish(work: Work<'_>, policy: &PatchPolicy) -> Result<PatchReport, PatchError> {
+    let Work {
+        files,
+        order,
+        mut issues,
+        already,
+        ..
+    } = work;
+    let changes: Vec<FileChange> = order
+        .iter()
+        .filter_map(|p| files.get(p).map(|s| (p, s)))
+        .map(|(p, s)| FileChange {
+            path: p.clone(),
+            before: s.before.clone(),
+            after: s.after.as_ref().map(|t| t.as_bytes().to_vec()),
+        })
+        .filter(|c| c.before != c.after)
+        .collect();
+    if !issues.is_empty() {
+        issues.extend(already);
+        return Ok(PatchReport::rejected(issues));
+    }
+    if changes.is_empty() {
+        let mut notes = already;
+        if notes.is_empty() {
+            notes.push(Issue::new(
+                "check.no-effect",
+                "the patch leaves every file as it was; change the code, or answer NO_CHANGE",
+            ));
+        }
+        return Ok(PatchReport {
+            outcome: PatchOutcome::NoChange,
+            ..PatchReport::rejected(notes)
+        });
+    }
+    if !already.is_empty() {
+        return Ok(PatchReport::rejected(already));
+    }
+    for check in post_apply_checks() {
+        issues.extend(check.check(&changes, policy));
+    }
+    if !issues.is_empty() {
+        return Ok(PatchReport::rejected(issues));
+    }
+    let reports = changes
+        .iter()
+        .filter_map(|c| {
+            let s = files.get(&c.path)?;
+            if s.action == FileAction::Rename && s.after.is_none() {
+                return None;
+            }
+            let (added, removed) = counts(c);
+            Some(FileReport {
+                path: c.path.clone(),
+                old_path: s.old_path.clone(),
+                action: if c.before.is_none() && s.action != FileAction::Rename {
+                    FileAction::Create
+                } else {
+                    s.action
+                },
+                added,
+                removed,
+                hunks: s.hunks.clone(),
+            })
+        })
+        .collect();
+    Ok(PatchReport {
+        outcome: PatchOutcome::Applied,
+        files: reports,
+        issues: Vec::new(),
+        diff: diff_of(&changes),
+        changes,
+    })
+}
+
+/// Write file contents (`after`) for every change, all or nothing as far as the OS allows:
+/// everything is staged in temporary files first, then renamed into place, and earlier
+/// renames are undone if a later one fails.
+pub fn write_changes(repo: &Path, changes: &[FileChange]) -> Result<(), PatchError> {
+    let io = |what: String| move |source| PatchError::Io { what, source };
+    let mut staged = Vec::new();
+    for c in changes {
+        let full = repo.join(&c.path);
+        if let Some(after) = &c.after {
+            let parent = full.parent().unwrap_or(repo);
+            std::fs::create_dir_all(parent).map_err(io(format!("create {}", parent.display())))?;
+            let mut tmp = tempfile::NamedTempFile::new_in(parent)
+                .map_err(io(format!("stage {}", full.display())))?;
+            std::io::Write::write_all(&mut tmp, after)
+                .map_err(io(format!("stage {}", full.display())))?;
+            staged.push((c, full, Some(tmp)));
+        } else {
+            staged.push((c, full, None));
+        }
+    }
+    let mut done: Vec<&FileChange> = Vec::new();
+    for (c, full, tmp) in staged {
+        let result = match tmp {
+            Some(tmp) => tmp.persist(&full).map(|_| ()).map_err(|e| e.error),
+            None => match std::fs::remove_file(&full) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+        };
+        if let Err(source) = result {
+            for prev in done {
+                undo(repo, prev);
+            }
+            return Err(PatchError::Io {
+                what: format!("write {}", full.display()),
+                source,
+            });
+        }
+        done.push(c);
+    }
+    Ok(())
+}
+
+fn undo(repo: &Path, c: &FileChange) {
+    let full = repo.join(&c.path);
+    let result = match &c.before {
+        Some(b) => std::fs::write(&full, b),
+        None => std::fs::remove_file(&full),
+    };
+    if let Err(e) = result {
+        tracing::warn!(path = %full.display(), error = %e, "could not undo a partial write");
+    }
+}
