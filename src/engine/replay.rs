@@ -49,14 +49,17 @@ impl ReplayEngine {
     /// Parse a replay file's text; `name` is used in messages and the evidence.
     pub fn from_str(name: &str, text: &str) -> Result<ReplayEngine, EngineError> {
         let file: ReplayFile = yaml_serde::from_str(text).map_err(|err| {
+            let message = err.to_string();
+            // The location goes in front, like a compiler's; drop yaml's trailing copy of it.
+            let message = match message.rfind(" at line ") {
+                Some(at) => message[..at].to_owned(),
+                None => message,
+            };
             let location = err
                 .location()
-                .map(|at| format!("line {}, column {}: ", at.line(), at.column()))
+                .map(|at| format!(":{}:{}", at.line(), at.column()))
                 .unwrap_or_default();
-            EngineError::ReplayInvalid {
-                path: name.to_owned(),
-                message: format!("{location}{err}"),
-            }
+            EngineError::ReplayInvalid { path: format!("{name}{location}"), message }
         })?;
         if file.version != REPLAY_VERSION {
             return Err(EngineError::ReplayInvalid {

@@ -321,7 +321,7 @@ fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
         if let Some(record) = evidence.command(*id) {
             let _ = writeln!(
                 out,
-                "- suite `{}` (#{id}): {}, {}",
+                "- suite `{}` (#{id}): exit {}, {}",
                 one_line(&record.command),
                 record.outcome.as_ref().map(exit_text).unwrap_or_default(),
                 tests_text(record)

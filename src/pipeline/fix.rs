@@ -149,7 +149,11 @@ fn run_round(
                 let contract = report.issues.iter().any(|i| i.rule.starts_with(CONTRACT_RULE_PREFIX));
                 if contract && !retry {
                     ctx.reporter.info("the answer broke the output contract; asking once more");
-                    round.checks.push(check("patch.contract", false, &summary(&report.issues)));
+                    round.checks.push(check(
+                        "patch.contract",
+                        false,
+                        &format!("answer #{} rejected: {}", index + 1, summary(&report.issues)),
+                    ));
                     contract_feedback = report.issues.clone();
                     continue;
                 }

@@ -128,16 +128,64 @@ fn changed_test_names(
         {
             continue;
         }
-        // The nearest test declaration at or above the changed line.
-        if let Some((_, name)) = declarations.iter().rev().find(|(start, _)| *start <= line) {
+        // The test whose declaration-to-end extent holds the changed line.
+        if let Some((_, _, name)) =
+            declarations.iter().find(|(start, end, _)| (*start..=*end).contains(&line))
+        {
             names.insert(name.clone());
         }
     }
     names.into_iter().collect()
 }
 
+/// The last line (0-based) of the test declared at `start`: brace matching for brace
+/// languages, indentation for Python.
+fn test_end(path: &str, lines: &[&str], start: usize) -> usize {
+    if path.ends_with(".py") {
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let own = indent(lines[start]);
+        let mut end = start;
+        for (i, line) in lines.iter().enumerate().skip(start + 1) {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if indent(line) <= own && !line.trim_start().starts_with(')') {
+                break;
+            }
+            end = i;
+        }
+        return end;
+    }
+    let mut depth = 0i64;
+    let mut opened = false;
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        for c in line.chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        if opened && depth <= 0 {
+            return i;
+        }
+    }
+    lines.len().saturating_sub(1)
+}
+
+/// (first line, last line, name), 0-based, of every test in a file, in order.
+fn test_declarations(path: &str, lines: &[&str]) -> Vec<(usize, usize, String)> {
+    test_starts(path, lines)
+        .into_iter()
+        .map(|(start, name)| (start, test_end(path, lines, start), name))
+        .collect()
+}
+
 /// (0-based line, name) of every test declaration in a file, in order.
-fn test_declarations(path: &str, lines: &[&str]) -> Vec<(usize, String)> {
+fn test_starts(path: &str, lines: &[&str]) -> Vec<(usize, String)> {
     let pattern = declaration_pattern(path);
     let Some(pattern) = pattern else { return Vec::new() };
     let mut out = Vec::new();

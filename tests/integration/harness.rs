@@ -162,7 +162,8 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[TIME]"),
         (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
         (r"\b\d+(\.\d+)? (ms|s)\b", "[DURATION]"),
-        (r"finished in \d+\.\d+s", "finished in [DURATION]"),
+        (r"in \d+\.\d+s\b", "in [DURATION]"),
+        (r"' \(\d+\) panicked", "' ([TID]) panicked"),
         (r"\d+ bytes", "[N] bytes"),
         (r"/tmp/[A-Za-z0-9._/-]+", "[TMP]"),
         (r"Running unittests src/lib.rs \(target/debug/deps/kvconf-[0-9a-f]+\)", "Running unittests src/lib.rs (target/debug/deps/kvconf-[HASH])"),
@@ -172,5 +173,24 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
     for (pattern, replacement) in rules {
         out = regex::Regex::new(pattern).unwrap().replace_all(&out, replacement).into_owned();
     }
-    out
+    sort_test_lines(&out)
+}
+
+/// Parallel test runners print results in completion order; sort each run of result lines.
+fn sort_test_lines(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let is_result = |l: &str| l.starts_with("test ") && (l.ends_with(" ok") || l.ends_with(" FAILED"));
+    for line in text.split('\n') {
+        if is_result(line) {
+            run.push(line);
+            continue;
+        }
+        run.sort_unstable();
+        out.extend(run.drain(..).map(str::to_owned));
+        out.push(line.to_owned());
+    }
+    run.sort_unstable();
+    out.extend(run.drain(..).map(str::to_owned));
+    out.join("\n")
 }

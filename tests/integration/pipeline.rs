@@ -89,8 +89,10 @@ fn a_fix_that_breaks_another_test_exits_1() {
     let repo = Repo::demo();
     let before = repo.fingerprint();
     let mut fix = real_fix();
-    let breaking = fix["output"].as_str().unwrap().to_owned()
-        + "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
+    let get_hunk = "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
+    let output = fix["output"].as_str().unwrap();
+    let at = output.find("@@ -55").unwrap();
+    let breaking = format!("{}{get_hunk}{}", &output[..at], &output[at..]);
     fix["output"] = Value::String(breaking);
     let (run, evidence) = run(&repo, vec![fix], &["--max-rounds", "1"]);
     run.expect_code(1);
@@ -248,9 +250,16 @@ fn sigterm_mid_run_restores_the_tree_and_resume_finishes_without_asking_again() 
     assert_eq!(resumed.json()["status"], "fixed");
     let evidence: Value =
         serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap()).unwrap();
-    let calls = evidence["engine"]["calls"].as_array().unwrap();
-    assert!(calls.iter().all(|c| c["reused"] == true || c["kind"] == "fix"), "{calls:?}");
-    assert_eq!(calls[0]["reused"], true, "the plan answer comes from the checkpoint");
+    // The interrupted run paid for the plan and one fix; the resumed run reused that fix
+    // answer from the checkpoint and asked the engine for nothing.
+    let calls: Vec<(&str, bool)> = evidence["engine"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["reused"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(calls, [("plan", false), ("fix", false), ("fix", true)]);
+    assert!(repo.read("src/lib.rs").contains("text.lines()"));
 }
 
 fn wait_for_stage(checkpoint: &Path, stage: &str) {
