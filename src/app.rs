@@ -21,7 +21,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
-            let status = if err.use_stderr() { ExitStatus::Usage } else { ExitStatus::Success };
+            let status = if err.use_stderr() {
+                ExitStatus::Usage
+            } else {
+                ExitStatus::Success
+            };
             let _ = err.print();
             return status;
         }
@@ -90,10 +94,17 @@ fn exec(args: crate::cli::ExecArgs, env: &Env) -> ExitStatus {
         Err(status) => return status,
     };
     if let Err(refusal) = crate::policy::command::check_argv(&args.argv, &config.allow) {
-        report::message(&format!("efix: refused: {} [{}]", refusal.message, refusal.rule));
+        report::message(&format!(
+            "efix: refused: {} [{}]",
+            refusal.message, refusal.rule
+        ));
         return ExitStatus::PolicyRefused;
     }
-    let spec = CommandSpec { argv: args.argv, cwd: repo, timeout: config.command_timeout };
+    let spec = CommandSpec {
+        argv: args.argv,
+        cwd: repo,
+        timeout: config.command_timeout,
+    };
     signals::install();
     match runner::run_cancellable(&spec, &config.runner, &signals::CANCEL) {
         Ok(outcome) => {
@@ -108,17 +119,26 @@ fn exec(args: crate::cli::ExecArgs, env: &Env) -> ExitStatus {
 }
 
 fn patch(args: crate::cli::PatchArgs, env: &Env) -> ExitStatus {
-    let overrides = Overrides { repo: args.repo.clone(), ..Overrides::default() };
+    let overrides = Overrides {
+        repo: args.repo.clone(),
+        ..Overrides::default()
+    };
     let config = match resolve(&args.repo, args.config.as_deref(), &overrides, env) {
         Ok(config) => config,
         Err(status) => return status,
     };
     let mut raw = String::new();
     if let Err(err) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut raw) {
-        report::message(&format!("efix: error: failed to read the model output on stdin: {err}"));
+        report::message(&format!(
+            "efix: error: failed to read the model output on stdin: {err}"
+        ));
         return ExitStatus::Usage;
     }
-    let mode = if args.check { crate::patch::Mode::Check } else { crate::patch::Mode::Write };
+    let mode = if args.check {
+        crate::patch::Mode::Check
+    } else {
+        crate::patch::Mode::Write
+    };
     match crate::patch::process(&args.repo, &raw, &config.patch, mode) {
         Ok(result) => {
             report::stdout(&serde_json::to_string_pretty(&result).unwrap_or_default());
@@ -136,7 +156,10 @@ fn patch(args: crate::cli::PatchArgs, env: &Env) -> ExitStatus {
 
 fn config_check(file: Option<PathBuf>, env: &Env) -> ExitStatus {
     let repo = cwd();
-    let overrides = Overrides { repo: repo.clone(), ..Overrides::default() };
+    let overrides = Overrides {
+        repo: repo.clone(),
+        ..Overrides::default()
+    };
     let explicit = file.or_else(|| Some(repo.join(".efix.yml")));
     match resolve(&repo, explicit.as_deref(), &overrides, env) {
         Ok(config) => {
@@ -166,10 +189,12 @@ fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine
                 );
                 return Err(ExitStatus::Usage);
             };
-            ReplayEngine::from_path(path).map(|e| Box::new(e) as Box<dyn Engine>).map_err(|err| {
-                report::error(&err);
-                ExitStatus::Usage
-            })
+            ReplayEngine::from_path(path)
+                .map(|e| Box::new(e) as Box<dyn Engine>)
+                .map_err(|err| {
+                    report::error(&err);
+                    ExitStatus::Usage
+                })
         }
         other => {
             report::message(&format!(
@@ -213,8 +238,10 @@ fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
             _ => None,
         })
     });
-    let replay =
-        args.replay.clone().or_else(|| resume.as_ref().and_then(|c| c.engine.replay.clone()));
+    let replay = args
+        .replay
+        .clone()
+        .or_else(|| resume.as_ref().and_then(|c| c.engine.replay.clone()));
     let overrides = Overrides {
         repo: repo_root.clone(),
         engine: engine_arg.or(replay.as_ref().map(|_| EngineKind::Replay)),
@@ -223,7 +250,10 @@ fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
         suites: args.suite.clone(),
         command_timeout: None,
     };
-    let explicit = args.config.clone().or_else(|| resume.as_ref().and_then(|c| c.config.clone()));
+    let explicit = args
+        .config
+        .clone()
+        .or_else(|| resume.as_ref().and_then(|c| c.config.clone()));
     let config = match resolve(&repo_root, explicit.as_deref(), &overrides, env) {
         Ok(config) => config,
         Err(status) => return status,
@@ -249,7 +279,9 @@ fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
         repeat: args.repeat,
         engine: pipeline::EngineSpec {
             kind: config.engine.as_str().to_owned(),
-            replay: replay.as_ref().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+            replay: replay
+                .as_ref()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
         },
     };
     execute(&options, &config, engine.as_mut(), env, resume)
@@ -285,7 +317,9 @@ fn demo(artifacts: Option<PathBuf>, env: &Env) -> ExitStatus {
     let scratch = match tempfile::Builder::new().prefix("efix-demo-").tempdir() {
         Ok(dir) => dir,
         Err(err) => {
-            report::message(&format!("efix: error: failed to create a scratch directory: {err}"));
+            report::message(&format!(
+                "efix: error: failed to create a scratch directory: {err}"
+            ));
             return ExitStatus::NoProvenFix;
         }
     };
@@ -300,19 +334,23 @@ fn demo(artifacts: Option<PathBuf>, env: &Env) -> ExitStatus {
     };
     let artifacts = artifacts.unwrap_or_else(|| cwd().join("efix-artifacts").join("demo"));
     let artifacts = std::path::absolute(&artifacts).unwrap_or(artifacts);
-    let overrides =
-        Overrides { repo: root.clone(), engine: Some(EngineKind::Replay), ..Overrides::default() };
+    let overrides = Overrides {
+        repo: root.clone(),
+        engine: Some(EngineKind::Replay),
+        ..Overrides::default()
+    };
     let config = match resolve(&root, None, &overrides, env) {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut engine = match ReplayEngine::from_str(pipeline::demo::REPLAY_NAME, pipeline::demo::REPLAY) {
-        Ok(engine) => engine,
-        Err(err) => {
-            report::error(&err);
-            return ExitStatus::NoProvenFix;
-        }
-    };
+    let mut engine =
+        match ReplayEngine::from_str(pipeline::demo::REPLAY_NAME, pipeline::demo::REPLAY) {
+            Ok(engine) => engine,
+            Err(err) => {
+                report::error(&err);
+                return ExitStatus::NoProvenFix;
+            }
+        };
     report::message(&format!(
         "efix demo: `{}` in a scratch copy of examples/demo at {}",
         pipeline::demo::COMMAND,
@@ -325,7 +363,10 @@ fn demo(artifacts: Option<PathBuf>, env: &Env) -> ExitStatus {
         artifacts: Some(artifacts.clone()),
         dry_run: false,
         repeat: 1,
-        engine: pipeline::EngineSpec { kind: "replay".to_owned(), replay: None },
+        engine: pipeline::EngineSpec {
+            kind: "replay".to_owned(),
+            replay: None,
+        },
     };
     let status = execute(&options, &config, &mut engine, env, None);
     report::message(&format!(
@@ -344,7 +385,10 @@ fn verify(artifacts: &Path, env: &Env) -> ExitStatus {
         }
     };
     let root = PathBuf::from(&evidence.repo.root);
-    let overrides = Overrides { repo: root.clone(), ..Overrides::default() };
+    let overrides = Overrides {
+        repo: root.clone(),
+        ..Overrides::default()
+    };
     let explicit = evidence.request.config.as_ref().map(PathBuf::from);
     let config = match resolve(&root, explicit.as_deref(), &overrides, env) {
         Ok(config) => config,
@@ -354,7 +398,11 @@ fn verify(artifacts: &Path, env: &Env) -> ExitStatus {
     match pipeline::verify::verify(artifacts, &evidence, &config, reporter) {
         Ok(result) => {
             report::stdout(&serde_json::to_string_pretty(&result).unwrap_or_default());
-            if result.holds { ExitStatus::Success } else { ExitStatus::NoProvenFix }
+            if result.holds {
+                ExitStatus::Success
+            } else {
+                ExitStatus::NoProvenFix
+            }
         }
         Err(err) => {
             report::error(&err);

@@ -38,6 +38,9 @@ mod tests {
     #[test]
     fn replaces_known_placeholders_once_and_keeps_unknown_ones() {
         let values = BTreeMap::from([("a", "{{b}}".to_owned()), ("b", "x".to_owned())]);
-        assert_eq!(render("1 {{a}} 2 {{c}} {{b}}", &values), "1 {{b}} 2 {{c}} x");
+        assert_eq!(
+            render("1 {{a}} 2 {{c}} {{b}}", &values),
+            "1 {{b}} 2 {{c}} x"
+        );
     }
 }

@@ -24,12 +24,20 @@ impl Reporter {
     /// A reporter for this process: GitHub Actions groups when `github` is set, a live
     /// indicator when stderr is a terminal.
     pub fn new(github: bool) -> Reporter {
-        Reporter { github, terminal: std::io::stderr().is_terminal(), quiet: false }
+        Reporter {
+            github,
+            terminal: std::io::stderr().is_terminal(),
+            quiet: false,
+        }
     }
 
     /// A reporter that prints nothing (tests, nested runs).
     pub fn quiet() -> Reporter {
-        Reporter { github: false, terminal: false, quiet: true }
+        Reporter {
+            github: false,
+            terminal: false,
+            quiet: true,
+        }
     }
 
     /// Start a phase.
@@ -73,11 +81,17 @@ impl Reporter {
     /// Show a live indicator while a command runs; it stops when the guard is dropped.
     pub fn running(&self, label: &str) -> Ticker {
         if self.quiet {
-            return Ticker { stop: None, handle: None };
+            return Ticker {
+                stop: None,
+                handle: None,
+            };
         }
         self.info(&format!("running {label}"));
         if !self.terminal || self.github {
-            return Ticker { stop: None, handle: None };
+            return Ticker {
+                stop: None,
+                handle: None,
+            };
         }
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
@@ -100,7 +114,10 @@ impl Reporter {
                 let _ = stderr.flush();
             }
         });
-        Ticker { stop: Some(stop), handle: Some(handle) }
+        Ticker {
+            stop: Some(stop),
+            handle: Some(handle),
+        }
     }
 }
 

@@ -59,7 +59,10 @@ impl ReplayEngine {
                 .location()
                 .map(|at| format!(":{}:{}", at.line(), at.column()))
                 .unwrap_or_default();
-            EngineError::ReplayInvalid { path: format!("{name}{location}"), message }
+            EngineError::ReplayInvalid {
+                path: format!("{name}{location}"),
+                message,
+            }
         })?;
         if file.version != REPLAY_VERSION {
             return Err(EngineError::ReplayInvalid {
@@ -70,29 +73,44 @@ impl ReplayEngine {
                 ),
             });
         }
-        Ok(ReplayEngine { name: name.to_owned(), file })
+        Ok(ReplayEngine {
+            name: name.to_owned(),
+            file,
+        })
     }
 }
 
 impl Engine for ReplayEngine {
     fn info(&self) -> EngineInfo {
-        EngineInfo { kind: "replay".to_owned(), model: self.name.clone() }
+        EngineInfo {
+            kind: "replay".to_owned(),
+            model: self.name.clone(),
+        }
     }
 
     fn plan(&mut self, _request: &PlanRequest) -> Result<Reply<PlanResponse>, EngineError> {
-        Ok(Reply { response: self.file.plan.clone(), usage: None })
+        Ok(Reply {
+            response: self.file.plan.clone(),
+            usage: None,
+        })
     }
 
     fn fix(&mut self, request: &FixRequest) -> Result<Reply<FixResponse>, EngineError> {
         // Indexed by call number, not by an internal cursor, so a resumed run that already
         // consumed answers from its checkpoint asks for the right one.
-        let answer = self.file.fix.get(request.call_index).cloned().ok_or(
-            EngineError::ReplayExhausted {
-                number: request.call_index + 1,
-                available: self.file.fix.len(),
-            },
-        )?;
-        Ok(Reply { response: answer, usage: None })
+        let answer =
+            self.file
+                .fix
+                .get(request.call_index)
+                .cloned()
+                .ok_or(EngineError::ReplayExhausted {
+                    number: request.call_index + 1,
+                    available: self.file.fix.len(),
+                })?;
+        Ok(Reply {
+            response: answer,
+            usage: None,
+        })
     }
 }
 
@@ -122,9 +140,15 @@ mod tests {
     fn serves_fix_answers_by_call_index_and_stops_when_exhausted() {
         let text = "version: 1\nplan:\n  hypothesis: h\n  focus_files: [src/lib.rs]\nfix:\n  - output: NO_CHANGE\n";
         let mut engine = ReplayEngine::from_str("r.yml", text).unwrap();
-        assert_eq!(engine.fix(&request(0)).unwrap().response.output, "NO_CHANGE");
+        assert_eq!(
+            engine.fix(&request(0)).unwrap().response.output,
+            "NO_CHANGE"
+        );
         let err = engine.fix(&request(1)).unwrap_err();
-        assert_eq!(err.to_string(), "the replay file has no fix answer number 2 (it holds 1)");
+        assert_eq!(
+            err.to_string(),
+            "the replay file has no fix answer number 2 (it holds 1)"
+        );
     }
 
     #[test]

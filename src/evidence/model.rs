@@ -92,10 +92,13 @@ pub struct EngineRecord {
 impl EngineRecord {
     /// Total tokens reported over all calls (prompt, completion).
     pub fn tokens(&self) -> Usage {
-        self.calls.iter().filter_map(|call| call.usage).fold(Usage::default(), |sum, u| Usage {
-            prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
-            completion_tokens: sum.completion_tokens + u.completion_tokens,
-        })
+        self.calls
+            .iter()
+            .filter_map(|call| call.usage)
+            .fold(Usage::default(), |sum, u| Usage {
+                prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
+                completion_tokens: sum.completion_tokens + u.completion_tokens,
+            })
     }
 
     /// Whether any call reported usage at all.
@@ -195,12 +198,14 @@ pub struct CommandRecord {
 impl CommandRecord {
     /// Whether the command ran and exited 0 without timing out.
     pub fn succeeded(&self) -> bool {
-        self.outcome.as_ref().is_some_and(|o| o.exit_code == Some(0) && !o.timed_out)
+        self.outcome
+            .as_ref()
+            .is_some_and(|o| o.exit_code == Some(0) && !o.timed_out)
     }
 
     /// Whether the test runner reported that it executed no test at all.
     pub fn ran_no_tests(&self) -> bool {
-        self.tests.as_ref().is_some_and(|t| t.tests.is_empty() && t.passed + t.failed == 0)
+        self.tests.as_ref().is_some_and(TestReport::ran_no_tests)
     }
 }
 

@@ -17,7 +17,10 @@ const PR_DIFF_MAX_BYTES: usize = 60_000;
 pub fn render_pr_title(evidence: &Evidence) -> String {
     match evidence.result.status {
         Status::Fixed => format!("efix: make `{}` pass", one_line(&evidence.request.command)),
-        _ => format!("efix: no proven fix for `{}`", one_line(&evidence.request.command)),
+        _ => format!(
+            "efix: no proven fix for `{}`",
+            one_line(&evidence.request.command)
+        ),
     }
 }
 
@@ -44,7 +47,11 @@ pub fn render_pr_body(evidence: &Evidence) -> String {
 /// The full record: the PR body plus every command and every round.
 pub fn render_evidence_md(evidence: &Evidence) -> String {
     let mut out = String::from("# efix evidence\n\n");
-    out.push_str(&render_pr_body(evidence).replace("\n## ", "\n### ").replacen("## ", "### ", 1));
+    out.push_str(
+        &render_pr_body(evidence)
+            .replace("\n## ", "\n### ")
+            .replacen("## ", "### ", 1),
+    );
     out.push_str("\n## Full record\n\n");
     let _ = writeln!(
         out,
@@ -58,7 +65,11 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
         out,
         "- repository `{}` at `{}`",
         evidence.repo.root,
-        evidence.repo.base_commit.as_deref().unwrap_or("(no commit)")
+        evidence
+            .repo
+            .base_commit
+            .as_deref()
+            .unwrap_or("(no commit)")
     );
     if let Some(config) = &evidence.request.config {
         let _ = writeln!(out, "- config `{config}`");
@@ -70,7 +81,10 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
         let policy = if record.policy.allowed {
             "allowed".to_owned()
         } else {
-            format!("refused ({})", record.policy.rule.as_deref().unwrap_or("policy"))
+            format!(
+                "refused ({})",
+                record.policy.rule.as_deref().unwrap_or("policy")
+            )
         };
         let _ = writeln!(
             out,
@@ -78,10 +92,17 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
             record.id,
             phase_name(record.phase),
             purpose_name(record.purpose),
-            record.round.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()),
+            record
+                .round
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| "–".to_owned()),
             cell(&record.command),
             policy,
-            record.outcome.as_ref().map(exit_text).unwrap_or_else(|| "–".to_owned()),
+            record
+                .outcome
+                .as_ref()
+                .map(exit_text)
+                .unwrap_or_else(|| "–".to_owned()),
             record
                 .outcome
                 .as_ref()
@@ -122,7 +143,12 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
             .excerpts
             .iter()
             .map(|e| {
-                format!("`{}` ({} bytes{})", e.path, e.bytes, if e.truncated { ", cut" } else { "" })
+                format!(
+                    "`{}` ({} bytes{})",
+                    e.path,
+                    e.bytes,
+                    if e.truncated { ", cut" } else { "" }
+                )
             })
             .collect();
         if !sent.is_empty() {
@@ -134,13 +160,22 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
         out.push_str("\nNo fix round ran.\n");
     }
     for round in &evidence.rounds {
-        let _ = writeln!(out, "\n#### Round {} — {}\n", round.number, verdict_name(round.verdict));
+        let _ = writeln!(
+            out,
+            "\n#### Round {} — {}\n",
+            round.number,
+            verdict_name(round.verdict)
+        );
         for attempt in &round.attempts {
             let _ = writeln!(
                 out,
                 "- engine answer #{}{}: patch {}",
                 attempt.call_index + 1,
-                if attempt.contract_retry { " (contract retry)" } else { "" },
+                if attempt.contract_retry {
+                    " (contract retry)"
+                } else {
+                    ""
+                },
                 patch_outcome_name(attempt.patch.outcome),
             );
             for issue in &attempt.patch.issues {
@@ -179,7 +214,11 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::InProgress => "In progress",
     };
     let _ = writeln!(out, "## efix: {headline}\n");
-    let _ = writeln!(out, "**Command:** `{}`  ", one_line(&evidence.request.command));
+    let _ = writeln!(
+        out,
+        "**Command:** `{}`  ",
+        one_line(&evidence.request.command)
+    );
     let _ = writeln!(
         out,
         "**Outcome:** {} (exit code {})  ",
@@ -189,7 +228,11 @@ fn summary(out: &mut String, evidence: &Evidence) {
     let _ = writeln!(
         out,
         "**Base:** `{}`",
-        evidence.repo.base_commit.as_deref().unwrap_or("(no commit)")
+        evidence
+            .repo
+            .base_commit
+            .as_deref()
+            .unwrap_or("(no commit)")
     );
     if evidence.request.dry_run {
         out.push_str("\nThis was a dry run: the change was not left applied.\n");
@@ -235,8 +278,16 @@ fn row(out: &mut String, evidence: &Evidence, id: usize, label: &str) {
         let _ = writeln!(
             out,
             "| {label} (#{id}) | {} | {} | {} |",
-            record.outcome.as_ref().map(exit_text).unwrap_or_else(|| "–".to_owned()),
-            record.outcome.as_ref().map(|o| duration(o.duration_ms)).unwrap_or_default(),
+            record
+                .outcome
+                .as_ref()
+                .map(exit_text)
+                .unwrap_or_else(|| "–".to_owned()),
+            record
+                .outcome
+                .as_ref()
+                .map(|o| duration(o.duration_ms))
+                .unwrap_or_default(),
             tests_text(record)
         );
     }
@@ -246,7 +297,11 @@ fn output_details(out: &mut String, record: &CommandRecord, title: &str) {
     let Some(outcome) = &record.outcome else {
         return;
     };
-    let _ = writeln!(out, "\n<details><summary>{title} (#{}, last lines)</summary>\n", record.id);
+    let _ = writeln!(
+        out,
+        "\n<details><summary>{title} (#{}, last lines)</summary>\n",
+        record.id
+    );
     for (name, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
         let tail = last_lines(text, OUTPUT_TAIL_LINES);
         if tail.trim().is_empty() {
@@ -365,7 +420,10 @@ fn change(out: &mut String, fix: &FinalFix) {
         while !fix.diff.is_char_boundary(cut) {
             cut -= 1;
         }
-        format!("{}\n… (cut; the whole diff is in patch.diff)\n", &fix.diff[..cut])
+        format!(
+            "{}\n… (cut; the whole diff is in patch.diff)\n",
+            &fix.diff[..cut]
+        )
     } else {
         fix.diff.clone()
     };
@@ -378,9 +436,19 @@ fn rounds_summary(out: &mut String, evidence: &Evidence) {
     }
     out.push_str("### Why there is no proven fix\n\n");
     for round in &evidence.rounds {
-        let _ = writeln!(out, "- round {}: {}", round.number, verdict_name(round.verdict));
+        let _ = writeln!(
+            out,
+            "- round {}: {}",
+            round.number,
+            verdict_name(round.verdict)
+        );
         for check in round.checks.iter().filter(|c| !c.passed) {
-            let _ = writeln!(out, "  - failed `{}`: {}", check.id, one_line(&check.detail));
+            let _ = writeln!(
+                out,
+                "  - failed `{}`: {}",
+                check.id,
+                one_line(&check.detail)
+            );
         }
         for issue in &round.issues {
             let _ = writeln!(out, "  - {}", issue_text(issue));
@@ -411,10 +479,17 @@ fn sandbox(out: &mut String, evidence: &Evidence) {
 
 fn engine(out: &mut String, evidence: &Evidence) {
     let record = &evidence.engine;
-    let fix_calls = record.calls.iter().filter(|c| c.kind == CallKind::Fix).count();
+    let fix_calls = record
+        .calls
+        .iter()
+        .filter(|c| c.kind == CallKind::Fix)
+        .count();
     let tokens = if record.reports_tokens() {
         let t = record.tokens();
-        format!("{} prompt + {} completion tokens", t.prompt_tokens, t.completion_tokens)
+        format!(
+            "{} prompt + {} completion tokens",
+            t.prompt_tokens, t.completion_tokens
+        )
     } else {
         "tokens not reported by this engine".to_owned()
     };
@@ -432,7 +507,10 @@ fn engine(out: &mut String, evidence: &Evidence) {
 }
 
 fn explanation(out: &mut String, evidence: &Evidence) {
-    let hypothesis = evidence.localization.as_ref().and_then(|l| l.hypothesis.as_deref());
+    let hypothesis = evidence
+        .localization
+        .as_ref()
+        .and_then(|l| l.hypothesis.as_deref());
     let chosen = match &evidence.fix {
         Some(fix) => round(evidence, fix.round).and_then(|r| r.attempts.last()),
         None => evidence.rounds.last().and_then(|r| r.attempts.last()),
@@ -511,7 +589,11 @@ fn tests_text(record: &CommandRecord) -> String {
 
 /// `1234` ms as `1.23 s`.
 pub fn duration(ms: u64) -> String {
-    if ms < 1000 { format!("{ms} ms") } else { format!("{:.2} s", ms as f64 / 1000.0) }
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.2} s", ms as f64 / 1000.0)
+    }
 }
 
 fn phase_name(phase: Phase) -> &'static str {
@@ -562,7 +644,11 @@ fn issue_text(issue: &crate::policy::Issue) -> String {
 }
 
 fn code_list(items: &[String]) -> String {
-    items.iter().map(|i| format!("`{}`", cell(i))).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|i| format!("`{}`", cell(i)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Text safe inside a table cell or inline code on one line.
@@ -571,7 +657,12 @@ fn cell(text: &str) -> String {
 }
 
 fn one_line(text: &str) -> String {
-    let line = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     if line.chars().count() > 300 {
         let cut: String = line.chars().take(300).collect();
         format!("{cut}…")

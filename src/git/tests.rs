@@ -1,6 +1,5 @@
 //! Tests against real temporary repositories.
 
-
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;

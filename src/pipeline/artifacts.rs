@@ -13,8 +13,14 @@ use super::PipelineError;
 /// Default artifacts directory, under the repository root.
 pub const DEFAULT_DIR: &str = "efix-artifacts";
 /// The files every run writes.
-pub const ARTIFACT_FILES: &[&str] =
-    &["evidence.json", "evidence.md", "patch.diff", "pr-title.txt", "pr-body.md", "run.json"];
+pub const ARTIFACT_FILES: &[&str] = &[
+    "evidence.json",
+    "evidence.md",
+    "patch.diff",
+    "pr-title.txt",
+    "pr-body.md",
+    "run.json",
+];
 
 /// The run summary: `run.json`, and efix run's stdout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,7 +50,10 @@ pub(crate) fn prepare_dir(dir: &Path) -> Result<(), PipelineError> {
     })?;
     let ignore = dir.join(".gitignore");
     if !ignore.exists() {
-        write_atomic(&ignore, b"# Written by efix: run artifacts are never committed.\n*\n")?;
+        write_atomic(
+            &ignore,
+            b"# Written by efix: run artifacts are never committed.\n*\n",
+        )?;
     }
     Ok(())
 }
@@ -67,7 +76,10 @@ pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, P
         source: std::io::Error::other(err),
     })?;
     write_atomic(&dir.join("evidence.json"), format!("{json}\n").as_bytes())?;
-    write_atomic(&dir.join("evidence.md"), evidence::render_evidence_md(evidence).as_bytes())?;
+    write_atomic(
+        &dir.join("evidence.md"),
+        evidence::render_evidence_md(evidence).as_bytes(),
+    )?;
     let diff = evidence.fix.as_ref().map(|f| f.diff.as_str()).unwrap_or("");
     write_atomic(&dir.join("patch.diff"), diff.as_bytes())?;
     write_atomic(
@@ -107,14 +119,21 @@ fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
         pr_body: body.display().to_string(),
         evidence: display(dir.join("evidence.json")),
         rounds: u32::try_from(evidence.rounds.len()).unwrap_or(u32::MAX),
-        files_changed: evidence.fix.as_ref().map(|f| f.files.clone()).unwrap_or_default(),
+        files_changed: evidence
+            .fix
+            .as_ref()
+            .map(|f| f.files.clone())
+            .unwrap_or_default(),
         left_applied: evidence.fix.as_ref().is_some_and(|f| f.left_applied),
     }
 }
 
 /// The current UTC time as RFC 3339 with seconds.
 pub(crate) fn now_rfc3339() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     rfc3339(secs)
 }
 

@@ -66,7 +66,11 @@ impl Ctx<'_> {
         self.reporter.info(&format!(
             "exit {} in {}{}",
             outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| {
-                if outcome.timed_out { "timed out".to_owned() } else { "signal".to_owned() }
+                if outcome.timed_out {
+                    "timed out".to_owned()
+                } else {
+                    "signal".to_owned()
+                }
             }),
             crate::evidence::duration_text(outcome.duration_ms),
             tests
@@ -83,7 +87,11 @@ impl Ctx<'_> {
             purpose,
             round,
             command: command.to_owned(),
-            policy: PolicyDecision { allowed: true, rule: None, message: None },
+            policy: PolicyDecision {
+                allowed: true,
+                rule: None,
+                message: None,
+            },
             outcome: Some(outcome),
             tests,
         });

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::engine::{Engine, FixRequest, FixResponse};
 use crate::evidence::{
-    Attempt, CallKind, CheckRecord, CommandRecord, EngineCall, Explanation, FinalFix, Phase,
-    PatchRecord, Prevent, Prove, Purpose, Round, RoundVerdict, Status,
+    Attempt, CallKind, CheckRecord, CommandRecord, EngineCall, Explanation, FinalFix, PatchRecord,
+    Phase, Prevent, Prove, Purpose, Round, RoundVerdict, Status,
 };
 use crate::exit::ExitStatus;
 use crate::patch::{self, FileChange, Mode, PatchOutcome, PatchReport};
@@ -23,7 +23,10 @@ const CONTRACT_RULE_PREFIX: &str = "contract.";
 const MAX_FEEDBACK_ISSUES: usize = 20;
 
 /// Run fix rounds until one is proven or the limit is reached.
-pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, PipelineError> {
+pub(crate) fn rounds(
+    ctx: &mut Ctx<'_>,
+    engine: &mut dyn Engine,
+) -> Result<ExitStatus, PipelineError> {
     let first = ctx.evidence.rounds.len() as u32 + 1;
     let mut call_index: usize = ctx.evidence.rounds.iter().map(|r| r.attempts.len()).sum();
     for number in first..=ctx.config.max_rounds {
@@ -31,7 +34,8 @@ pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitS
             ctx.conclude_stop(status);
             return Ok(ExitStatus::NoProvenFix);
         }
-        ctx.reporter.phase(&format!("fix, round {number} of {}", ctx.config.max_rounds));
+        ctx.reporter
+            .phase(&format!("fix, round {number} of {}", ctx.config.max_rounds));
         let round = run_round(ctx, engine, number, &mut call_index);
         ctx.reporter.end_phase();
         let round = round?;
@@ -41,10 +45,14 @@ pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitS
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         match verdict {
             RoundVerdict::Proven => {
-                ctx.conclude(Status::Fixed, ExitStatus::Success, format!(
-                    "fixed in round {number}: the reproduction passes with the change and the \
+                ctx.conclude(
+                    Status::Fixed,
+                    ExitStatus::Success,
+                    format!(
+                        "fixed in round {number}: the reproduction passes with the change and the \
                      regression guard is proven"
-                ));
+                    ),
+                );
                 return Ok(ExitStatus::Success);
             }
             RoundVerdict::NoChange => {
@@ -56,7 +64,10 @@ pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitS
                 return Ok(ExitStatus::NoProvenFix);
             }
             RoundVerdict::EngineFailed => {
-                let why = issues.first().map(|i| i.message.clone()).unwrap_or_default();
+                let why = issues
+                    .first()
+                    .map(|i| i.message.clone())
+                    .unwrap_or_default();
                 ctx.conclude(
                     Status::NoProvenFix,
                     ExitStatus::NoProvenFix,
@@ -71,7 +82,8 @@ pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitS
             }
             RoundVerdict::Rejected | RoundVerdict::ProofFailed => {
                 for issue in &issues {
-                    ctx.reporter.info(&format!("{}: {}", issue.rule, first_line(&issue.message)));
+                    ctx.reporter
+                        .info(&format!("{}: {}", issue.rule, first_line(&issue.message)));
                 }
             }
         }
@@ -87,7 +99,10 @@ pub(crate) fn rounds(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitS
     ctx.conclude(
         Status::NoProvenFix,
         ExitStatus::NoProvenFix,
-        format!("no proven fix after {rounds} round{}{last}", if rounds == 1 { "" } else { "s" }),
+        format!(
+            "no proven fix after {rounds} round{}{last}",
+            if rounds == 1 { "" } else { "s" }
+        ),
     );
     Ok(ExitStatus::NoProvenFix)
 }
@@ -135,31 +150,57 @@ fn run_round(
         }
         let retry = !contract_feedback.is_empty();
         if response.output.trim() == "NO_CHANGE" {
-            round.attempts.push(attempt(index, retry, &no_change_report(), &response));
-            round.checks.push(check("patch.contract", true, "the engine answered NO_CHANGE"));
+            round
+                .attempts
+                .push(attempt(index, retry, &no_change_report(), &response));
+            round.checks.push(check(
+                "patch.contract",
+                true,
+                "the engine answered NO_CHANGE",
+            ));
             round.verdict = RoundVerdict::NoChange;
             return Ok(round);
         }
         let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Write)?;
-        round.attempts.push(attempt(index, retry, &report, &response));
-        ctx.reporter.info(&format!("answer #{}: patch {:?}", index + 1, report.outcome));
+        round
+            .attempts
+            .push(attempt(index, retry, &report, &response));
+        ctx.reporter.info(&format!(
+            "answer #{}: patch {:?}",
+            index + 1,
+            report.outcome
+        ));
         match report.outcome {
             PatchOutcome::Applied => break (report, response),
             PatchOutcome::Rejected => {
-                let contract = report.issues.iter().any(|i| i.rule.starts_with(CONTRACT_RULE_PREFIX));
+                let contract = report
+                    .issues
+                    .iter()
+                    .any(|i| i.rule.starts_with(CONTRACT_RULE_PREFIX));
                 if contract && !retry {
-                    ctx.reporter.info("the answer broke the output contract; asking once more");
+                    ctx.reporter
+                        .info("the answer broke the output contract; asking once more");
                     round.checks.push(check(
                         "patch.contract",
                         false,
-                        &format!("answer #{} rejected: {}", index + 1, summary(&report.issues)),
+                        &format!(
+                            "answer #{} rejected: {}",
+                            index + 1,
+                            summary(&report.issues)
+                        ),
                     ));
                     contract_feedback = report.issues.clone();
                     continue;
                 }
                 ctx.restore()?;
-                let id = if contract { "patch.contract" } else { "patch.apply" };
-                round.checks.push(check(id, false, &summary(&report.issues)));
+                let id = if contract {
+                    "patch.contract"
+                } else {
+                    "patch.apply"
+                };
+                round
+                    .checks
+                    .push(check(id, false, &summary(&report.issues)));
                 round.issues = report.issues.clone();
                 round.verdict = RoundVerdict::Rejected;
                 return Ok(round);
@@ -175,15 +216,23 @@ fn run_round(
                 } else {
                     report.issues.clone()
                 };
-                round.checks.push(check("patch.apply", false, &summary(&issues)));
+                round
+                    .checks
+                    .push(check("patch.apply", false, &summary(&issues)));
                 round.issues = issues;
                 round.verdict = RoundVerdict::Rejected;
                 return Ok(round);
             }
         }
     };
-    round.checks.push(check("patch.contract", true, "one patch in a form the contract accepts"));
-    round.checks.push(check("patch.apply", true, &apply_detail(&report)));
+    round.checks.push(check(
+        "patch.contract",
+        true,
+        "one patch in a form the contract accepts",
+    ));
+    round
+        .checks
+        .push(check("patch.apply", true, &apply_detail(&report)));
     let policy_issues = policy_checks(ctx, &report.changes, &response, &mut round.checks);
     if !policy_issues.is_empty() {
         ctx.restore()?;
@@ -245,11 +294,20 @@ fn answer(
 
 fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]) -> FixRequest {
     let localization = ctx.evidence.localization.clone();
-    let excerpts =
-        localization.as_ref().map(|l| localize::excerpts(ctx, l)).unwrap_or_default();
-    let hypothesis = localization.as_ref().and_then(|l| l.hypothesis.clone()).unwrap_or_default();
-    let mut feedback: Vec<Issue> =
-        ctx.evidence.rounds.iter().flat_map(|r| r.issues.iter().cloned()).collect();
+    let excerpts = localization
+        .as_ref()
+        .map(|l| localize::excerpts(ctx, l))
+        .unwrap_or_default();
+    let hypothesis = localization
+        .as_ref()
+        .and_then(|l| l.hypothesis.clone())
+        .unwrap_or_default();
+    let mut feedback: Vec<Issue> = ctx
+        .evidence
+        .rounds
+        .iter()
+        .flat_map(|r| r.issues.iter().cloned())
+        .collect();
     feedback.extend(contract.iter().cloned());
     let skip = feedback.len().saturating_sub(MAX_FEEDBACK_ISSUES);
     let feedback: Vec<Issue> = feedback.into_iter().skip(skip).collect();
@@ -268,11 +326,21 @@ fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]
                 format!("- [{}]{at} {}", i.rule, i.message)
             })
             .collect();
-        format!("Earlier answers were not accepted. Fix these problems:\n{}", items.join("\n"))
+        format!(
+            "Earlier answers were not accepted. Fix these problems:\n{}",
+            items.join("\n")
+        )
     };
     let excerpt_text: String = excerpts
         .iter()
-        .map(|e| format!("--- {}{}\n{}\n", e.path, if e.truncated { " (cut)" } else { "" }, e.numbered))
+        .map(|e| {
+            format!(
+                "--- {}{}\n{}\n",
+                e.path,
+                if e.truncated { " (cut)" } else { "" },
+                e.numbered
+            )
+        })
         .collect();
     let prompt = crate::prompt::render(
         &ctx.template(false),
@@ -280,7 +348,14 @@ fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]
             ("round", number.to_string()),
             ("command", ctx.command.clone()),
             ("failure", failure.clone()),
-            ("hypothesis", if hypothesis.is_empty() { "(none)".to_owned() } else { hypothesis.clone() }),
+            (
+                "hypothesis",
+                if hypothesis.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    hypothesis.clone()
+                },
+            ),
             ("excerpts", excerpt_text),
             ("feedback", feedback_text),
         ]),
@@ -317,7 +392,11 @@ fn no_change_report() -> PatchReport {
 }
 
 fn check(id: &str, passed: bool, detail: &str) -> CheckRecord {
-    CheckRecord { id: id.to_owned(), passed, detail: detail.to_owned() }
+    CheckRecord {
+        id: id.to_owned(),
+        passed,
+        detail: detail.to_owned(),
+    }
 }
 
 fn summary(issues: &[Issue]) -> String {
@@ -337,7 +416,10 @@ fn apply_detail(report: &PatchReport) -> String {
     if hunks == 0 {
         return format!("applied to {} file(s)", report.changes.len());
     }
-    let parts: Vec<String> = levels.iter().map(|(level, n)| format!("{n} {level}")).collect();
+    let parts: Vec<String> = levels
+        .iter()
+        .map(|(level, n)| format!("{n} {level}"))
+        .collect();
     format!(
         "applied {hunks} hunk{} to {} file(s): {}",
         if hunks == 1 { "" } else { "s" },
@@ -375,7 +457,11 @@ fn policy_checks(
     let (files, added, removed) = patch::diff_stats(changes);
     let limits = &ctx.config.patch;
     let files_ok = files <= limits.max_files;
-    checks.push(check("diff.max-files", files_ok, &format!("{files} file(s) changed (limit {})", limits.max_files)));
+    checks.push(check(
+        "diff.max-files",
+        files_ok,
+        &format!("{files} file(s) changed (limit {})", limits.max_files),
+    ));
     if !files_ok {
         issues.push(Issue::new(
             "diff.max-files",
@@ -384,11 +470,21 @@ fn policy_checks(
     }
     let loc = added + removed;
     let loc_ok = loc <= limits.max_loc;
-    checks.push(check("diff.max-loc", loc_ok, &format!("{loc} changed lines, +{added} −{removed} (limit {})", limits.max_loc)));
+    checks.push(check(
+        "diff.max-loc",
+        loc_ok,
+        &format!(
+            "{loc} changed lines, +{added} −{removed} (limit {})",
+            limits.max_loc
+        ),
+    ));
     if !loc_ok {
         issues.push(Issue::new(
             "diff.max-loc",
-            format!("the change has {loc} changed lines; the limit is {}: make a smaller fix", limits.max_loc),
+            format!(
+                "the change has {loc} changed lines; the limit is {}: make a smaller fix",
+                limits.max_loc
+            ),
         ));
     }
     let mut weakened = Vec::new();
@@ -409,15 +505,29 @@ fn policy_checks(
     checks.push(check(
         "tests.not-weakened",
         weakened.is_empty(),
-        &if weakened.is_empty() { "no test deleted, skipped or weakened".to_owned() } else { summary(&weakened) },
+        &if weakened.is_empty() {
+            "no test deleted, skipped or weakened".to_owned()
+        } else {
+            summary(&weakened)
+        },
     ));
     issues.extend(weakened);
-    let focus = ctx.evidence.localization.as_ref().map(localize::focus_set).unwrap_or_default();
+    let focus = ctx
+        .evidence
+        .localization
+        .as_ref()
+        .map(localize::focus_set)
+        .unwrap_or_default();
     let unjustified: Vec<&str> = changes
         .iter()
         .map(|c| c.path.as_str())
         .filter(|path| !is_test_path(path) && !focus.iter().any(|f| f == path))
-        .filter(|path| !response.file_justifications.iter().any(|j| j.file.trim_start_matches("./") == *path && !j.reason.trim().is_empty()))
+        .filter(|path| {
+            !response
+                .file_justifications
+                .iter()
+                .any(|j| j.file.trim_start_matches("./") == *path && !j.reason.trim().is_empty())
+        })
         .collect();
     checks.push(check(
         "policy.justification",
@@ -425,7 +535,10 @@ fn policy_checks(
         &if unjustified.is_empty() {
             "every changed non-test file is in the localized focus set or justified".to_owned()
         } else {
-            format!("unjustified files outside the focus set: {}", unjustified.join(", "))
+            format!(
+                "unjustified files outside the focus set: {}",
+                unjustified.join(", ")
+            )
         },
     ));
     for path in unjustified {
@@ -454,7 +567,9 @@ fn prove_round(
             "prevent.tests-only",
             "the change only touches tests; fix the code that causes the failure and add a regression test for it",
         );
-        round.checks.push(check("prevent.guard", false, &issue.message));
+        round
+            .checks
+            .push(check("prevent.guard", false, &issue.message));
         round.issues = vec![issue];
         round.verdict = RoundVerdict::Rejected;
         return Ok(round);
@@ -463,7 +578,10 @@ fn prove_round(
     let suites = ctx.suites.clone();
     let mut tests_only_runs = Vec::new();
     if !split.tests_only.is_empty() {
-        ctx.reporter.info(&format!("prevent: running with only the test changes ({})", split.test_files.join(", ")));
+        ctx.reporter.info(&format!(
+            "prevent: running with only the test changes ({})",
+            split.test_files.join(", ")
+        ));
         ctx.restore()?;
         patch::write_changes(&ctx.root, &split.tests_only)?;
         let batch = std::iter::once((command.clone(), Purpose::TestsOnlyReproduction))
@@ -478,7 +596,13 @@ fn prove_round(
         patch::write_changes(&ctx.root, &report.changes)?;
     }
     ctx.reporter.info("prove: running with the whole change");
-    let Some(fixed_repro) = ctx.run_command(&command, Phase::Prove, Purpose::FixedReproduction, Some(number))? else {
+    let Some(fixed_repro) = ctx.run_command(
+        &command,
+        Phase::Prove,
+        Purpose::FixedReproduction,
+        Some(number),
+    )?
+    else {
         return stopped(ctx, round);
     };
     let mut fixed_suites = Vec::new();
@@ -493,13 +617,26 @@ fn prove_round(
     patch::write_changes(&ctx.root, &report.changes)?;
 
     let evidence = &ctx.evidence;
-    let records = |ids: &[usize]| -> Vec<&CommandRecord> { ids.iter().filter_map(|id| evidence.command(*id)).collect() };
-    let repro_before = evidence.reproduction.as_ref().and_then(|r| r.runs.first()).and_then(|id| evidence.command(*id));
-    let baselines: Vec<usize> = evidence.reproduction.as_ref().map(|r| r.suite_baselines.clone()).unwrap_or_default();
+    let records = |ids: &[usize]| -> Vec<&CommandRecord> {
+        ids.iter().filter_map(|id| evidence.command(*id)).collect()
+    };
+    let repro_before = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first())
+        .and_then(|id| evidence.command(*id));
+    let baselines: Vec<usize> = evidence
+        .reproduction
+        .as_ref()
+        .map(|r| r.suite_baselines.clone())
+        .unwrap_or_default();
     let fixed_repro_record = evidence.command(fixed_repro);
     let mut pairs = vec![(repro_before, fixed_repro_record)];
     for (i, id) in fixed_suites.iter().enumerate() {
-        pairs.push((baselines.get(i).and_then(|b| evidence.command(*b)), evidence.command(*id)));
+        pairs.push((
+            baselines.get(i).and_then(|b| evidence.command(*b)),
+            evidence.command(*id),
+        ));
     }
     let table = prove::table(&pairs);
 
@@ -508,25 +645,44 @@ fn prove_round(
     round.checks.push(check(
         "prove.reproduction",
         repro_ok,
-        &fixed_repro_record.map(|r| format!("`{}` {}", r.command, pass_text(r))).unwrap_or_default(),
+        &fixed_repro_record
+            .map(|r| format!("`{}` {}", r.command, pass_text(r)))
+            .unwrap_or_default(),
     ));
     if !repro_ok && let Some(record) = fixed_repro_record {
-        issues.push(prove::failure_issue("prove.reproduction", "the reproduction", record));
+        issues.push(prove::failure_issue(
+            "prove.reproduction",
+            "the reproduction",
+            record,
+        ));
     }
     let derived = ctx.evidence.request.derived_suite.clone();
     for (i, id) in fixed_suites.iter().enumerate() {
-        let Some(record) = evidence.command(*id) else { continue };
+        let Some(record) = evidence.command(*id) else {
+            continue;
+        };
         let is_derived = derived.as_deref() == Some(record.command.as_str());
         let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
         let ok = if is_derived {
             // A derived suite may have failures that predate the fix; it must not gain any.
             let newly = prove::table(&[(baseline, Some(record))]).newly_failing;
-            newly.is_empty() && (record.tests.is_some() || !baseline.is_some_and(prove::passes) || prove::passes(record))
+            newly.is_empty()
+                && (record.tests.is_some()
+                    || !baseline.is_some_and(prove::passes)
+                    || prove::passes(record))
         } else {
             prove::passes(record)
         };
-        let id_name = if is_derived { "prove.derived-suite" } else { "prove.suite" };
-        round.checks.push(check(id_name, ok, &format!("`{}` {}", record.command, pass_text(record))));
+        let id_name = if is_derived {
+            "prove.derived-suite"
+        } else {
+            "prove.suite"
+        };
+        round.checks.push(check(
+            id_name,
+            ok,
+            &format!("`{}` {}", record.command, pass_text(record)),
+        ));
         if !ok {
             issues.push(prove::failure_issue(id_name, "a test suite", record));
         }
@@ -535,19 +691,44 @@ fn prove_round(
     round.checks.push(check(
         "prove.no-new-failures",
         newly_ok,
-        &if newly_ok { "no test that passed before fails now".to_owned() } else { format!("newly failing: {}", table.newly_failing.join(", ")) },
+        &if newly_ok {
+            "no test that passed before fails now".to_owned()
+        } else {
+            format!("newly failing: {}", table.newly_failing.join(", "))
+        },
     ));
     if !newly_ok && issues.is_empty() {
-        issues.push(Issue::new("prove.no-new-failures", format!("the change makes these tests fail: {}", table.newly_failing.join(", "))));
+        issues.push(Issue::new(
+            "prove.no-new-failures",
+            format!(
+                "the change makes these tests fail: {}",
+                table.newly_failing.join(", ")
+            ),
+        ));
     }
 
     let tests_only = records(&tests_only_runs);
     let mut fixed_ids = vec![fixed_repro];
     fixed_ids.extend(fixed_suites.iter().copied());
     let fixed = records(&fixed_ids);
-    let failing_before = evidence.reproduction.as_ref().map(|r| r.failing_tests.clone()).unwrap_or_default();
-    let decision = prevent::decide(&split, &tests_only, &fixed, &failing_before, fixed_repro_record, ctx.config.test.required);
-    round.checks.push(check("prevent.guard", decision.guard.is_some(), &decision.detail));
+    let failing_before = evidence
+        .reproduction
+        .as_ref()
+        .map(|r| r.failing_tests.clone())
+        .unwrap_or_default();
+    let decision = prevent::decide(
+        &split,
+        &tests_only,
+        &fixed,
+        &failing_before,
+        fixed_repro_record,
+        ctx.config.test.required,
+    );
+    round.checks.push(check(
+        "prevent.guard",
+        decision.guard.is_some(),
+        &decision.detail,
+    ));
     if decision.guard.is_none() {
         issues.push(Issue::new(
             "prevent.no-guard",
@@ -566,7 +747,11 @@ fn prove_round(
         guard: decision.guard,
         detail: decision.detail,
     });
-    round.prove = Some(Prove { reproduction: fixed_repro, suites: fixed_suites, table });
+    round.prove = Some(Prove {
+        reproduction: fixed_repro,
+        suites: fixed_suites,
+        table,
+    });
     if !issues.is_empty() {
         ctx.restore()?;
         round.issues = issues;
@@ -581,11 +766,19 @@ fn prove_round(
     }
     ctx.evidence.fix = Some(FinalFix {
         round: number,
-        diff: if report.diff.is_empty() { patch::diff_of(&report.changes) } else { report.diff.clone() },
+        diff: if report.diff.is_empty() {
+            patch::diff_of(&report.changes)
+        } else {
+            report.diff.clone()
+        },
         files: report.changes.iter().map(|c| c.path.clone()).collect(),
         added: added as u64,
         removed: removed as u64,
-        guard: round.prevent.as_ref().and_then(|p| p.guard).unwrap_or(crate::evidence::Guard::NotRequired),
+        guard: round
+            .prevent
+            .as_ref()
+            .and_then(|p| p.guard)
+            .unwrap_or(crate::evidence::Guard::NotRequired),
         left_applied,
     });
     round.verdict = RoundVerdict::Proven;
@@ -602,7 +795,15 @@ fn pass_text(record: &CommandRecord) -> String {
     let exit = record
         .outcome
         .as_ref()
-        .map(|o| if o.timed_out { "timed out".to_owned() } else { o.exit_code.map(|c| format!("exit {c}")).unwrap_or_else(|| "killed".to_owned()) })
+        .map(|o| {
+            if o.timed_out {
+                "timed out".to_owned()
+            } else {
+                o.exit_code
+                    .map(|c| format!("exit {c}"))
+                    .unwrap_or_else(|| "killed".to_owned())
+            }
+        })
         .unwrap_or_else(|| "not run".to_owned());
     match &record.tests {
         Some(t) => format!("{exit}, {} passed, {} failed", t.passed, t.failed),

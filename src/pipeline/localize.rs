@@ -43,12 +43,23 @@ fn localize(
     engine: &mut dyn Engine,
 ) -> Result<Option<ExitStatus>, PipelineError> {
     let tracked = Repo::open(&ctx.root)?.tracked_files()?;
-    let failing =
-        ctx.evidence.reproduction.as_ref().map(|r| r.failing_tests.clone()).unwrap_or_default();
+    let failing = ctx
+        .evidence
+        .reproduction
+        .as_ref()
+        .map(|r| r.failing_tests.clone())
+        .unwrap_or_default();
     let output = failure_output(ctx);
-    let candidates = crate::localize::localize(&ctx.root, &tracked, &output, &failing);
+    let mut candidates = crate::localize::localize(&ctx.root, &tracked, &output, &failing);
+    let imported = super::imports::imported(&ctx.root, &tracked, &candidates);
+    candidates.extend(imported);
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
     for candidate in candidates.iter().take(TOP_FILES) {
-        ctx.reporter.info(&format!("candidate {} ({})", candidate.path, candidate.reasons.join("; ")));
+        ctx.reporter.info(&format!(
+            "candidate {} ({})",
+            candidate.path,
+            candidate.reasons.join("; ")
+        ));
     }
     let failure = failure_text(ctx);
     let candidate_lines: Vec<String> = candidates
@@ -77,9 +88,13 @@ fn localize(
     let (plan, call) = match ctx.checkpoint.plan.clone() {
         Some(plan) => (Some(plan), call(prompt.len(), None, true, None)),
         None => match engine.plan(&request) {
-            Ok(reply) => (Some(reply.response), call(prompt.len(), reply.usage, false, None)),
+            Ok(reply) => (
+                Some(reply.response),
+                call(prompt.len(), reply.usage, false, None),
+            ),
             Err(err) => {
-                ctx.reporter.warn(&format!("the engine gave no plan: {err}"));
+                ctx.reporter
+                    .warn(&format!("the engine gave no plan: {err}"));
                 (None, call(prompt.len(), None, false, Some(err.to_string())))
             }
         },
@@ -92,12 +107,22 @@ fn localize(
     }
     let (engine_focus, engine_focus_unknown): (Vec<String>, Vec<String>) = plan
         .as_ref()
-        .map(|p| p.focus_files.iter().map(|f| normalize(f)).collect::<Vec<_>>())
+        .map(|p| {
+            p.focus_files
+                .iter()
+                .map(|f| normalize(f))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .partition(|f| tracked.contains(f));
     let mut order: Vec<String> = Vec::new();
-    for path in candidates.iter().take(TOP_FILES).map(|c| c.path.clone()).chain(engine_focus.iter().take(TOP_FILES).cloned()) {
+    for path in candidates
+        .iter()
+        .take(TOP_FILES)
+        .map(|c| c.path.clone())
+        .chain(engine_focus.iter().take(TOP_FILES).cloned())
+    {
         if !order.contains(&path) && order.len() < MAX_EXCERPTS {
             order.push(path);
         }
@@ -109,7 +134,11 @@ fn localize(
         engine_focus_unknown,
         excerpts: order
             .iter()
-            .map(|path| ExcerptRecord { path: path.clone(), bytes: 0, truncated: false })
+            .map(|path| ExcerptRecord {
+                path: path.clone(),
+                bytes: 0,
+                truncated: false,
+            })
             .collect(),
     };
     let excerpts = excerpts(ctx, &localization);
@@ -146,9 +175,17 @@ fn call(
 
 /// The focus set: deterministic candidates and engine focus files (repository-relative).
 pub(crate) fn focus_set(localization: &Localization) -> Vec<String> {
-    let mut set: Vec<String> =
-        localization.candidates.iter().take(TOP_FILES).map(|c| c.path.clone()).collect();
-    for path in localization.engine_focus.iter().chain(localization.excerpts.iter().map(|e| &e.path)) {
+    let mut set: Vec<String> = localization
+        .candidates
+        .iter()
+        .take(TOP_FILES)
+        .map(|c| c.path.clone())
+        .collect();
+    for path in localization
+        .engine_focus
+        .iter()
+        .chain(localization.excerpts.iter().map(|e| &e.path))
+    {
         if !set.contains(path) {
             set.push(path.clone());
         }
@@ -162,7 +199,9 @@ pub(crate) fn excerpts(ctx: &Ctx<'_>, localization: &Localization) -> Vec<FileEx
     let mut budget = EXCERPT_BUDGET_BYTES;
     let mut out = Vec::new();
     for record in &localization.excerpts {
-        let Ok(bytes) = std::fs::read(ctx.root.join(&record.path)) else { continue };
+        let Ok(bytes) = std::fs::read(ctx.root.join(&record.path)) else {
+            continue;
+        };
         if bytes.contains(&0) {
             continue;
         }
@@ -178,7 +217,11 @@ pub(crate) fn excerpts(ctx: &Ctx<'_>, localization: &Localization) -> Vec<FileEx
             break;
         }
         budget = budget.saturating_sub(numbered.len());
-        out.push(FileExcerpt { path: record.path.clone(), numbered, truncated });
+        out.push(FileExcerpt {
+            path: record.path.clone(),
+            numbered,
+            truncated,
+        });
     }
     out
 }
@@ -186,8 +229,11 @@ pub(crate) fn excerpts(ctx: &Ctx<'_>, localization: &Localization) -> Vec<FileEx
 /// `N| line` text of a file; when it does not fit, windows around `focus` lines (or the start).
 fn number(text: &str, focus: &[u64], limit: usize) -> (String, bool) {
     let lines: Vec<&str> = text.lines().collect();
-    let whole: String =
-        lines.iter().enumerate().map(|(i, l)| format!("{}| {l}\n", i + 1)).collect();
+    let whole: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}| {l}\n", i + 1))
+        .collect();
     if whole.len() <= limit {
         return (whole, false);
     }
@@ -195,7 +241,10 @@ fn number(text: &str, focus: &[u64], limit: usize) -> (String, bool) {
     let anchors: Vec<usize> = if focus.is_empty() {
         vec![0]
     } else {
-        focus.iter().map(|l| (*l as usize).saturating_sub(1)).collect()
+        focus
+            .iter()
+            .map(|l| (*l as usize).saturating_sub(1))
+            .collect()
     };
     for anchor in anchors {
         let start = anchor.saturating_sub(EXCERPT_WINDOW_LINES);
@@ -248,7 +297,10 @@ pub(crate) fn failure_text(ctx: &Ctx<'_>) -> String {
     let status = match (outcome.exit_code, outcome.timed_out) {
         (_, true) => "timed out".to_owned(),
         (Some(code), _) => format!("exit code {code}"),
-        (None, _) => format!("killed by {}", outcome.signal.as_deref().unwrap_or("a signal")),
+        (None, _) => format!(
+            "killed by {}",
+            outcome.signal.as_deref().unwrap_or("a signal")
+        ),
     };
     format!(
         "{status}\n\nstdout (end):\n{}\n\nstderr (end):\n{}",
@@ -270,11 +322,19 @@ fn tail(text: &str, bytes: usize) -> &str {
 
 fn normalize(path: &str) -> String {
     let trimmed = path.trim().trim_start_matches("./");
-    trimmed.strip_prefix("a/").or_else(|| trimmed.strip_prefix("b/")).unwrap_or(trimmed).to_owned()
+    trimmed
+        .strip_prefix("a/")
+        .or_else(|| trimmed.strip_prefix("b/"))
+        .unwrap_or(trimmed)
+        .to_owned()
 }
 
 fn or_none(text: &str) -> String {
-    if text.is_empty() { "(none)".to_owned() } else { text.to_owned() }
+    if text.is_empty() {
+        "(none)".to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 #[cfg(test)]
@@ -283,7 +343,10 @@ mod tests {
 
     #[test]
     fn numbers_whole_files_that_fit() {
-        assert_eq!(number("a\nb\n", &[], 100), ("1| a\n2| b\n".to_owned(), false));
+        assert_eq!(
+            number("a\nb\n", &[], 100),
+            ("1| a\n2| b\n".to_owned(), false)
+        );
     }
 
     #[test]

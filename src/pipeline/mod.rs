@@ -9,6 +9,7 @@ mod checkpoint;
 mod commands;
 pub mod demo;
 mod fix;
+mod imports;
 mod localize;
 mod prevent;
 mod prove;
@@ -63,7 +64,12 @@ pub enum PipelineError {
 
 fn summarize(paths: &[String]) -> String {
     const SHOWN: usize = 5;
-    let mut text = paths.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    let mut text = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
     if paths.len() > SHOWN {
         text.push_str(&format!(" and {} more", paths.len() - SHOWN));
     }

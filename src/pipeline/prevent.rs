@@ -53,7 +53,12 @@ pub(crate) fn split(changes: &[FileChange]) -> Split {
                 before: change.before.clone(),
                 after: Some(mixed.into_bytes()),
             });
-            names.extend(changed_test_names(&change.path, &before, &after, Some(&after_ranges)));
+            names.extend(changed_test_names(
+                &change.path,
+                &before,
+                &after,
+                Some(&after_ranges),
+            ));
         }
     }
     out.changed_tests = names.into_iter().collect();
@@ -61,7 +66,9 @@ pub(crate) fn split(changes: &[FileChange]) -> Split {
 }
 
 fn text(bytes: Option<&[u8]>) -> String {
-    bytes.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default()
+    bytes
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default()
 }
 
 fn within(line: usize, ranges: &[Range<usize>]) -> bool {
@@ -116,7 +123,11 @@ fn changed_test_names(
         .flat_map(|op| {
             let range = op.new_range();
             // A pure deletion still changes the test that contained it.
-            if range.is_empty() { range.start..range.start + 1 } else { range }
+            if range.is_empty() {
+                range.start..range.start + 1
+            } else {
+                range
+            }
         })
         .collect();
     let lines: Vec<&str> = after.lines().collect();
@@ -129,8 +140,9 @@ fn changed_test_names(
             continue;
         }
         // The test whose declaration-to-end extent holds the changed line.
-        if let Some((_, _, name)) =
-            declarations.iter().find(|(start, end, _)| (*start..=*end).contains(&line))
+        if let Some((_, _, name)) = declarations
+            .iter()
+            .find(|(start, end, _)| (*start..=*end).contains(&line))
         {
             names.insert(name.clone());
         }
@@ -187,7 +199,9 @@ fn test_declarations(path: &str, lines: &[&str]) -> Vec<(usize, usize, String)> 
 /// (0-based line, name) of every test declaration in a file, in order.
 fn test_starts(path: &str, lines: &[&str]) -> Vec<(usize, String)> {
     let pattern = declaration_pattern(path);
-    let Some(pattern) = pattern else { return Vec::new() };
+    let Some(pattern) = pattern else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut pending_attribute = false;
     for (i, line) in lines.iter().enumerate() {
@@ -262,6 +276,40 @@ pub(crate) fn reported_with(
         .collect()
 }
 
+/// Changed tests that passed with the whole change: listed as passed, or — when the runner
+/// lists only failures — named failing by the tests-only run of the same command whose run
+/// with the whole change passed cleanly.
+fn passed_with(
+    changed: &[String],
+    tests_only: &[&CommandRecord],
+    fixed: &[&CommandRecord],
+) -> Vec<String> {
+    let mut passed = reported_with(changed, fixed, TestStatus::Passed);
+    for record in fixed {
+        let Some(after) = record.tests.as_ref() else {
+            continue;
+        };
+        let before = tests_only
+            .iter()
+            .find(|r| r.command == record.command)
+            .and_then(|r| r.tests.as_ref());
+        let Some(before) = before else { continue };
+        for name in changed {
+            if passed.contains(name) {
+                continue;
+            }
+            let in_scope = before.tests.iter().find(|t| same_test(&t.name, name));
+            if let Some(test) = in_scope
+                && super::prove::status_in_scope(after, &test.name) == Some(TestStatus::Passed)
+            {
+                passed.push(name.clone());
+            }
+        }
+    }
+    passed.sort();
+    passed
+}
+
 /// The guard decision of a round.
 pub(crate) struct GuardDecision {
     pub guard: Option<Guard>,
@@ -280,10 +328,12 @@ pub(crate) fn decide(
     required: bool,
 ) -> GuardDecision {
     let failed_without_fix = reported_with(&split.changed_tests, tests_only, TestStatus::Failed);
-    let passed_with_fix = reported_with(&split.changed_tests, fixed, TestStatus::Passed);
+    let passed_with_fix = passed_with(&split.changed_tests, tests_only, fixed);
     let changed_failing_after = reported_with(&split.changed_tests, fixed, TestStatus::Failed);
-    let proven: Vec<&String> =
-        failed_without_fix.iter().filter(|t| passed_with_fix.contains(t)).collect();
+    let proven: Vec<&String> = failed_without_fix
+        .iter()
+        .filter(|t| passed_with_fix.contains(t))
+        .collect();
     if !proven.is_empty() && changed_failing_after.is_empty() {
         let detail = format!(
             "{} of the {} changed test(s) failed with only the test changes applied and passed \
@@ -317,9 +367,9 @@ pub(crate) fn decide(
         .all(|t| !split.changed_tests.iter().any(|c| same_test(t, c)));
     match after {
         Some(after) if !reproduction_failing.is_empty() && untouched => {
-            let all_pass = reproduction_failing.iter().all(|name| {
-                after.tests.iter().any(|t| t.name == *name && t.status == TestStatus::Passed)
-            });
+            let all_pass = reproduction_failing
+                .iter()
+                .all(|name| super::prove::status_in_scope(after, name) == Some(TestStatus::Passed));
             if all_pass {
                 return GuardDecision {
                     guard: Some(Guard::Reproduction),
@@ -342,7 +392,12 @@ pub(crate) fn decide(
         ),
     }
     let guard = (!required).then_some(Guard::NotRequired);
-    GuardDecision { guard, failed_without_fix, passed_with_fix, detail: reasons.join("; ") }
+    GuardDecision {
+        guard,
+        failed_without_fix,
+        passed_with_fix,
+        detail: reasons.join("; "),
+    }
 }
 
 #[cfg(test)]
@@ -366,8 +421,14 @@ mod tests {
         assert_eq!(split.changed_tests, vec!["two".to_owned()]);
         assert_eq!(split.test_files, vec!["src/lib.rs".to_owned()]);
         let tests_only = String::from_utf8(split.tests_only[0].after.clone().unwrap()).unwrap();
-        assert!(tests_only.contains("    1\n"), "the fix is not applied: {tests_only}");
-        assert!(tests_only.contains("fn two()"), "the new test is applied: {tests_only}");
+        assert!(
+            tests_only.contains("    1\n"),
+            "the fix is not applied: {tests_only}"
+        );
+        assert!(
+            tests_only.contains("fn two()"),
+            "the new test is applied: {tests_only}"
+        );
     }
 
     #[test]

@@ -6,10 +6,23 @@ use std::collections::BTreeSet;
 
 use crate::evidence::{CommandRecord, TestTable};
 use crate::policy::Issue;
-use crate::testreport::TestStatus;
+use crate::testreport::{TestReport, TestStatus};
 
 /// Lines of output quoted in a failed-proof issue.
 const ISSUE_TAIL_LINES: usize = 15;
+
+/// The status of a test that is known to be in the scope of the command that produced
+/// `report` (it was named by another run of the same command): as listed, or, when the runner
+/// does not list passing tests (pytest without `-v`, plain `go test`), passed if the whole run
+/// passed with no skip.
+pub(crate) fn status_in_scope(report: &TestReport, name: &str) -> Option<TestStatus> {
+    if let Some(test) = report.tests.iter().find(|t| t.name == name) {
+        return Some(test.status);
+    }
+    let clean_pass =
+        report.failed == 0 && report.errors == 0 && report.skipped == 0 && report.passed > 0;
+    (!report.lists_passed && clean_pass).then_some(TestStatus::Passed)
+}
 
 /// The before/after table over pairs of (before, after) records.
 pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) -> TestTable {
@@ -20,16 +33,39 @@ pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) 
     for (before, after) in pairs {
         collect(*before, &mut before_failed, &mut before_passed);
         collect(*after, &mut after_failed, &mut after_passed);
+        // Tests that failed before are in the command's scope; infer their status after when
+        // the runner lists only failures.
+        if let (Some(b), Some(a)) = (
+            before.and_then(|r| r.tests.as_ref()),
+            after.and_then(|r| r.tests.as_ref()),
+        ) {
+            for test in b.tests.iter().filter(|t| t.status == TestStatus::Failed) {
+                if status_in_scope(a, &test.name) == Some(TestStatus::Passed) {
+                    after_passed.insert(test.name.clone());
+                }
+            }
+        }
     }
-    let fixed = before_failed.iter().filter(|t| after_passed.contains(*t)).cloned().collect();
-    let still_failing =
-        before_failed.iter().filter(|t| after_failed.contains(*t)).cloned().collect();
+    let fixed = before_failed
+        .iter()
+        .filter(|t| after_passed.contains(*t))
+        .cloned()
+        .collect();
+    let still_failing = before_failed
+        .iter()
+        .filter(|t| after_failed.contains(*t))
+        .cloned()
+        .collect();
     let missing = before_failed
         .iter()
         .filter(|t| !after_passed.contains(*t) && !after_failed.contains(*t))
         .cloned()
         .collect();
-    let newly_failing = after_failed.iter().filter(|t| !before_failed.contains(*t)).cloned().collect();
+    let newly_failing = after_failed
+        .iter()
+        .filter(|t| !before_failed.contains(*t))
+        .cloned()
+        .collect();
     TestTable {
         fixed,
         still_failing,
@@ -39,8 +75,14 @@ pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) 
     }
 }
 
-fn collect(record: Option<&CommandRecord>, failed: &mut BTreeSet<String>, passed: &mut BTreeSet<String>) {
-    let Some(report) = record.and_then(|r| r.tests.as_ref()) else { return };
+fn collect(
+    record: Option<&CommandRecord>,
+    failed: &mut BTreeSet<String>,
+    passed: &mut BTreeSet<String>,
+) {
+    let Some(report) = record.and_then(|r| r.tests.as_ref()) else {
+        return;
+    };
     for test in &report.tests {
         match test.status {
             TestStatus::Failed => {
@@ -65,21 +107,34 @@ pub(crate) fn passes(record: &CommandRecord) -> bool {
 /// The blocking issue for a command that should have passed.
 pub(crate) fn failure_issue(rule: &str, what: &str, record: &CommandRecord) -> Issue {
     let Some(outcome) = &record.outcome else {
-        return Issue::new(rule, format!("{what} could not run: {}", record.policy.message.clone().unwrap_or_default()));
+        return Issue::new(
+            rule,
+            format!(
+                "{what} could not run: {}",
+                record.policy.message.clone().unwrap_or_default()
+            ),
+        );
     };
     let status = if outcome.timed_out {
         "timed out".to_owned()
     } else {
         match outcome.exit_code {
             Some(code) => format!("exited with {code}"),
-            None => format!("was killed by {}", outcome.signal.as_deref().unwrap_or("a signal")),
+            None => format!(
+                "was killed by {}",
+                outcome.signal.as_deref().unwrap_or("a signal")
+            ),
         }
     };
     let failing: Vec<String> = record
         .tests
         .as_ref()
         .map(|t| {
-            t.tests.iter().filter(|c| c.status == TestStatus::Failed).map(|c| c.name.clone()).collect()
+            t.tests
+                .iter()
+                .filter(|c| c.status == TestStatus::Failed)
+                .map(|c| c.name.clone())
+                .collect()
         })
         .unwrap_or_default();
     let mut message = if record.ran_no_tests() {
@@ -116,9 +171,11 @@ pub(crate) fn derive_suite(argv: &[String]) -> Option<Vec<String>> {
         "go" if argv.get(1).map(String::as_str) == Some("test") => {
             drop_options(argv, &["-run", "-test.run"], &[])
         }
-        "npx" | "jest" | "vitest" | "pnpm" | "yarn" => {
-            drop_options(argv, &["-t", "--testNamePattern", "--test-name-pattern"], &[])
-        }
+        "npx" | "jest" | "vitest" | "pnpm" | "yarn" => drop_options(
+            argv,
+            &["-t", "--testNamePattern", "--test-name-pattern"],
+            &[],
+        ),
         _ => None,
     }?;
     (derived != argv).then_some(derived)
@@ -128,11 +185,29 @@ pub(crate) fn derive_suite(argv: &[String]) -> Option<Vec<String>> {
 /// selectors.
 fn derive_cargo(argv: &[String]) -> Option<Vec<String>> {
     const WITH_VALUE: &[&str] = &[
-        "-p", "--package", "-F", "--features", "--manifest-path", "--target", "-j", "--jobs",
-        "--profile", "--target-dir", "--exclude", "--config", "-Z",
+        "-p",
+        "--package",
+        "-F",
+        "--features",
+        "--manifest-path",
+        "--target",
+        "-j",
+        "--jobs",
+        "--profile",
+        "--target-dir",
+        "--exclude",
+        "--config",
+        "-Z",
     ];
     const SELECTORS_WITH_VALUE: &[&str] = &["--test", "--bin", "--example", "--bench"];
-    const SELECTORS: &[&str] = &["--lib", "--bins", "--tests", "--examples", "--benches", "--doc"];
+    const SELECTORS: &[&str] = &[
+        "--lib",
+        "--bins",
+        "--tests",
+        "--examples",
+        "--benches",
+        "--doc",
+    ];
     let mut out = vec![argv[0].clone(), argv[1].clone()];
     let mut i = 2;
     while i < argv.len() {
@@ -198,7 +273,9 @@ fn drop_options(argv: &[String], with_value: &[&str], flags: &[&str]) -> Option<
             i += 2;
             continue;
         }
-        if with_value.iter().any(|o| arg.starts_with(&format!("{o}="))) || flags.contains(&arg.as_str()) {
+        if with_value.iter().any(|o| arg.starts_with(&format!("{o}=")))
+            || flags.contains(&arg.as_str())
+        {
             i += 1;
             continue;
         }
@@ -222,13 +299,34 @@ mod tests {
 
     #[test]
     fn derives_the_unfiltered_suite_from_filtered_test_commands() {
-        assert_eq!(derived("cargo test -p parser crlf"), Some("cargo test -p parser".to_owned()));
-        assert_eq!(derived("cargo test crlf -- --nocapture"), Some("cargo test".to_owned()));
-        assert_eq!(derived("cargo test --test api crlf"), Some("cargo test".to_owned()));
-        assert_eq!(derived("pytest tests/test_a.py::test_b"), Some("pytest tests/test_a.py".to_owned()));
-        assert_eq!(derived("python -m pytest -k crlf tests"), Some("python -m pytest tests".to_owned()));
-        assert_eq!(derived("go test -run TestX ./..."), Some("go test ./...".to_owned()));
-        assert_eq!(derived("npx jest -t crlf src/a.test.js"), Some("npx jest src/a.test.js".to_owned()));
+        assert_eq!(
+            derived("cargo test -p parser crlf"),
+            Some("cargo test -p parser".to_owned())
+        );
+        assert_eq!(
+            derived("cargo test crlf -- --nocapture"),
+            Some("cargo test".to_owned())
+        );
+        assert_eq!(
+            derived("cargo test --test api crlf"),
+            Some("cargo test".to_owned())
+        );
+        assert_eq!(
+            derived("pytest tests/test_a.py::test_b"),
+            Some("pytest tests/test_a.py".to_owned())
+        );
+        assert_eq!(
+            derived("python -m pytest -k crlf tests"),
+            Some("python -m pytest tests".to_owned())
+        );
+        assert_eq!(
+            derived("go test -run TestX ./..."),
+            Some("go test ./...".to_owned())
+        );
+        assert_eq!(
+            derived("npx jest -t crlf src/a.test.js"),
+            Some("npx jest src/a.test.js".to_owned())
+        );
     }
 
     #[test]

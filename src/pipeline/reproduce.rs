@@ -32,8 +32,10 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
             None => return Ok(Some(stop(ctx))),
         }
     }
-    let records: Vec<&CommandRecord> =
-        runs.iter().filter_map(|id| ctx.evidence.command(*id)).collect();
+    let records: Vec<&CommandRecord> = runs
+        .iter()
+        .filter_map(|id| ctx.evidence.command(*id))
+        .collect();
     let failing_tests = failing_tests(&records);
     let failed: Vec<bool> = records.iter().map(|r| !r.succeeded()).collect();
     let not_found = records.iter().any(|r| {
@@ -55,8 +57,10 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
         ctx.conclude(
             Status::NotReproduced,
             ExitStatus::NotReproduced,
-            format!("the program of `{command}` was not found, so nothing was reproduced; check \
-                     the command and PATH"),
+            format!(
+                "the program of `{command}` was not found, so nothing was reproduced; check \
+                     the command and PATH"
+            ),
         );
         return Ok(Some(ExitStatus::NotReproduced));
     }

@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::evidence::{
-    EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION,
-    Status,
+    EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION, Status,
 };
 use crate::exit::ExitStatus;
 use crate::git::{Repo, Snapshot};
@@ -90,9 +89,15 @@ impl Ctx<'_> {
     /// The plan or fix prompt template: the configured override, else the built-in one.
     pub(crate) fn template(&self, plan: bool) -> String {
         let (path, builtin) = if plan {
-            (&self.config.prompt_overrides.plan, crate::prompt::PLAN_TEMPLATE)
+            (
+                &self.config.prompt_overrides.plan,
+                crate::prompt::PLAN_TEMPLATE,
+            )
         } else {
-            (&self.config.prompt_overrides.fix, crate::prompt::FIX_TEMPLATE)
+            (
+                &self.config.prompt_overrides.fix,
+                crate::prompt::FIX_TEMPLATE,
+            )
         };
         match path {
             Some(path) => std::fs::read_to_string(path).unwrap_or_else(|err| {
@@ -108,8 +113,11 @@ impl Ctx<'_> {
 
     /// Set the result.
     pub(crate) fn conclude(&mut self, status: Status, exit: ExitStatus, reason: impl Into<String>) {
-        self.evidence.result =
-            RunResult { status, exit_code: exit.code(), reason: reason.into() };
+        self.evidence.result = RunResult {
+            status,
+            exit_code: exit.code(),
+            reason: reason.into(),
+        };
     }
 
     /// The result for a stop caused by budget or signal.
@@ -139,8 +147,10 @@ pub fn run(
     let started = Instant::now();
     let repo = Repo::open(&options.repo)?;
     let root = repo.root.clone();
-    let artifacts_dir =
-        options.artifacts.clone().unwrap_or_else(|| root.join(artifacts::DEFAULT_DIR));
+    let artifacts_dir = options
+        .artifacts
+        .clone()
+        .unwrap_or_else(|| root.join(artifacts::DEFAULT_DIR));
     artifacts::prepare_dir(&artifacts_dir)?;
 
     reporter.phase("preflight");
@@ -180,14 +190,25 @@ pub fn run(
     };
     let exit = drive(&mut ctx, engine);
     // Whatever happened, the tree goes back to its start unless a proven fix stays applied.
-    let keep = ctx.evidence.fix.as_ref().is_some_and(|fix| fix.left_applied);
+    let keep = ctx
+        .evidence
+        .fix
+        .as_ref()
+        .is_some_and(|fix| fix.left_applied);
     let restored = if keep { Ok(()) } else { ctx.restore() };
     let exit = exit?;
     restored?;
     ctx.evidence.finished_at = Some(artifacts::now_rfc3339());
     // An interrupted or out-of-time run keeps its stage so `--resume` can continue it.
-    let resumable = matches!(ctx.evidence.result.status, Status::Interrupted | Status::BudgetExhausted);
-    let stage = if resumable { ctx.checkpoint.stage } else { Stage::Finished };
+    let resumable = matches!(
+        ctx.evidence.result.status,
+        Status::Interrupted | Status::BudgetExhausted
+    );
+    let stage = if resumable {
+        ctx.checkpoint.stage
+    } else {
+        Stage::Finished
+    };
     ctx.save_checkpoint(stage)?;
     let summary = artifacts::write_all(&ctx.artifacts, &ctx.evidence)?;
     ctx.reporter.info(&format!(
@@ -224,9 +245,14 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
 /// Check every command against the allowlist before anything runs; on refusal record it and
 /// return the reason.
 fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
-    let commands: Vec<(String, Purpose)> = std::iter::once((ctx.command.clone(), Purpose::Reproduction))
-        .chain(ctx.suites.iter().map(|s| (s.clone(), Purpose::SuiteBaseline)))
-        .collect();
+    let commands: Vec<(String, Purpose)> =
+        std::iter::once((ctx.command.clone(), Purpose::Reproduction))
+            .chain(
+                ctx.suites
+                    .iter()
+                    .map(|s| (s.clone(), Purpose::SuiteBaseline)),
+            )
+            .collect();
     for (command, purpose) in commands {
         if let Err(refusal) = crate::policy::command::check(&command, &ctx.config.allow) {
             let id = ctx.evidence.commands.len();
@@ -244,8 +270,12 @@ fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
                 outcome: None,
                 tests: None,
             });
-            ctx.reporter.warn(&format!("refused `{command}`: {}", refusal.message));
-            return Some(format!("`{command}` was refused: {} ({})", refusal.message, refusal.rule));
+            ctx.reporter
+                .warn(&format!("refused `{command}`: {}", refusal.message));
+            return Some(format!(
+                "`{command}` was refused: {} ({})",
+                refusal.message, refusal.rule
+            ));
         }
     }
     None
@@ -274,8 +304,14 @@ fn new_evidence(
             timeout_ms: u64::try_from(config.run_timeout.as_millis()).unwrap_or(u64::MAX),
             test_required: config.test.required,
         },
-        repo: RepoInfo { root: root.display().to_string(), base_commit: base },
-        engine: EngineRecord { info: engine.info(), calls: Vec::new() },
+        repo: RepoInfo {
+            root: root.display().to_string(),
+            base_commit: base,
+        },
+        engine: EngineRecord {
+            info: engine.info(),
+            calls: Vec::new(),
+        },
         sandbox: None,
         commands: Vec::new(),
         reproduction: None,
@@ -325,7 +361,9 @@ fn resumed_evidence(
     }
     let mut evidence = checkpoint.evidence.clone();
     // A round cut short is run again from its start; its commands stay recorded.
-    evidence.rounds.retain(|round| round.verdict != crate::evidence::RoundVerdict::Stopped);
+    evidence
+        .rounds
+        .retain(|round| round.verdict != crate::evidence::RoundVerdict::Stopped);
     evidence.result = RunResult {
         status: Status::InProgress,
         exit_code: ExitStatus::NoProvenFix.code(),

@@ -42,7 +42,11 @@ pub struct VerifyReport {
 }
 
 /// A source state, the purposes of the commands recorded on it, and what to write first.
-type StateGroup<'a> = (&'static str, &'static [Purpose], Option<&'a [patch::FileChange]>);
+type StateGroup<'a> = (
+    &'static str,
+    &'static [Purpose],
+    Option<&'a [patch::FileChange]>,
+);
 
 /// Read the evidence of an artifacts directory.
 pub fn read_evidence(artifacts: &Path) -> Result<Evidence, PipelineError> {
@@ -51,8 +55,11 @@ pub fn read_evidence(artifacts: &Path) -> Result<Evidence, PipelineError> {
         path: path.clone(),
         message: format!("{err}; give the artifacts directory of a finished efix run"),
     })?;
-    let evidence: Evidence = serde_json::from_str(&text)
-        .map_err(|err| PipelineError::Evidence { path: path.clone(), message: err.to_string() })?;
+    let evidence: Evidence =
+        serde_json::from_str(&text).map_err(|err| PipelineError::Evidence {
+            path: path.clone(),
+            message: err.to_string(),
+        })?;
     if evidence.schema_version != SCHEMA_VERSION {
         return Err(PipelineError::Evidence {
             path,
@@ -73,9 +80,13 @@ pub fn verify(
     reporter: Reporter,
 ) -> Result<VerifyReport, PipelineError> {
     let repo = Repo::open(Path::new(&evidence.repo.root))?;
-    let scratch = tempfile::Builder::new().prefix("efix-verify-").tempdir().map_err(|source| {
-        PipelineError::Artifacts { what: "create a scratch directory".to_owned(), source }
-    })?;
+    let scratch = tempfile::Builder::new()
+        .prefix("efix-verify-")
+        .tempdir()
+        .map_err(|source| PipelineError::Artifacts {
+            what: "create a scratch directory".to_owned(),
+            source,
+        })?;
     let copy_root: PathBuf = scratch.path().join("repo");
     repo.copy_to(&copy_root, evidence.repo.base_commit.as_deref())?;
     let copy = Repo::open(&copy_root)?;
@@ -96,9 +107,21 @@ pub fn verify(
     let split = prevent::split(&changes);
     let mut claims = Vec::new();
     let groups: [StateGroup<'_>; 3] = [
-        ("base", &[Purpose::Reproduction, Purpose::SuiteBaseline], None),
-        ("base + test changes", &[Purpose::TestsOnlyReproduction, Purpose::TestsOnlySuite], Some(&split.tests_only)),
-        ("base + patch", &[Purpose::FixedReproduction, Purpose::FixedSuite], Some(&changes)),
+        (
+            "base",
+            &[Purpose::Reproduction, Purpose::SuiteBaseline],
+            None,
+        ),
+        (
+            "base + test changes",
+            &[Purpose::TestsOnlyReproduction, Purpose::TestsOnlySuite],
+            Some(&split.tests_only),
+        ),
+        (
+            "base + patch",
+            &[Purpose::FixedReproduction, Purpose::FixedSuite],
+            Some(&changes),
+        ),
     ];
     let fix_round = evidence.fix.as_ref().map(|f| f.round);
     for (state, purposes, write) in groups {
@@ -122,7 +145,11 @@ pub fn verify(
                 "#{} `{}`: {} (recorded {}, now {})",
                 claim.command_id,
                 claim.command,
-                if claim.holds { "holds" } else { "DOES NOT HOLD" },
+                if claim.holds {
+                    "holds"
+                } else {
+                    "DOES NOT HOLD"
+                },
                 claim.recorded,
                 claim.observed
             ));
@@ -159,10 +186,18 @@ fn rerun(
         Ok(argv) => argv,
         Err(refusal) => return Ok(claim(format!("refused: {}", refusal.message), false)),
     };
-    let spec = CommandSpec { argv, cwd: root.to_owned(), timeout: config.command_timeout };
+    let spec = CommandSpec {
+        argv,
+        cwd: root.to_owned(),
+        timeout: config.command_timeout,
+    };
     let outcome = runner::run(&spec, &config.runner)?;
     let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
-    let rerun = CommandRecord { outcome: Some(outcome), tests, ..record.clone() };
+    let rerun = CommandRecord {
+        outcome: Some(outcome),
+        tests,
+        ..record.clone()
+    };
     let observed = describe(rerun.succeeded(), rerun.tests.as_ref());
     let same_class = match record.purpose {
         // Proof runs claim a pass in the strict sense.

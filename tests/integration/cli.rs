@@ -42,7 +42,10 @@ fn committed_schemas_match_the_binary() {
 
 #[test]
 fn evidence_and_replay_schemas_are_pinned() {
-    let evidence = Efix::new().args(["schema", "evidence"]).run().expect_code(0);
+    let evidence = Efix::new()
+        .args(["schema", "evidence"])
+        .run()
+        .expect_code(0);
     insta::assert_snapshot!("evidence_schema", evidence.stdout());
     let replay = Efix::new().args(["schema", "replay"]).run().expect_code(0);
     insta::assert_snapshot!("replay_schema", replay.stdout());
@@ -52,9 +55,19 @@ fn evidence_and_replay_schemas_are_pinned() {
 fn config_with_an_unknown_key_exits_2_naming_the_key_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bad.yml");
-    std::fs::write(&file, "version: 1\ndiff:\n  max-files: 3\n  max-lines: 10\n").unwrap();
-    let run = Efix::new().args(["config", "check"]).arg_path(&file).run().expect_code(2);
-    let stderr = run.stderr().replace(&dir.path().display().to_string(), "[DIR]");
+    std::fs::write(
+        &file,
+        "version: 1\ndiff:\n  max-files: 3\n  max-lines: 10\n",
+    )
+    .unwrap();
+    let run = Efix::new()
+        .args(["config", "check"])
+        .arg_path(&file)
+        .run()
+        .expect_code(2);
+    let stderr = run
+        .stderr()
+        .replace(&dir.path().display().to_string(), "[DIR]");
     insta::assert_snapshot!(stderr);
 }
 
@@ -67,7 +80,11 @@ fn a_missing_config_file_given_explicitly_exits_2() {
         .args(["--", "cargo", "--version"])
         .run()
         .expect_code(2);
-    assert!(run.stderr().contains("/nonexistent/efix.yml"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("/nonexistent/efix.yml"),
+        "{}",
+        run.stderr()
+    );
 }
 
 #[test]
@@ -84,8 +101,18 @@ fn exec_prints_exactly_the_documented_keys() {
     assert_eq!(
         keys,
         [
-            "argv", "duration_ms", "exit_code", "redactions", "sandbox", "signal", "stderr",
-            "stderr_bytes", "stdout", "stdout_bytes", "timed_out", "truncated"
+            "argv",
+            "duration_ms",
+            "exit_code",
+            "redactions",
+            "sandbox",
+            "signal",
+            "stderr",
+            "stderr_bytes",
+            "stdout",
+            "stdout_bytes",
+            "timed_out",
+            "truncated"
         ]
     );
     assert_eq!(json["stdout"], "hello\n");
@@ -100,7 +127,7 @@ fn exec_refuses_a_shell_under_the_default_config_and_runs_nothing() {
         .args(["exec", "--repo"])
         .arg_path(&repo.root)
         .args(["--", "bash", "-c"])
-        .arg_path(&format!("touch {}", marker.display()))
+        .arg_path(format!("touch {}", marker.display()))
         .run()
         .expect_code(4);
     assert!(!marker.exists());
@@ -130,7 +157,10 @@ fn exec_kills_the_whole_group_on_timeout() {
 
 #[test]
 fn exec_never_hands_tokens_to_the_child_and_redacts_configured_secrets() {
-    let repo = Repo::with_files(&[(".efix.yml", "version: 1\ncommands:\n  allow: [python3]\nsecurity:\n  redact: [MY_API_SECRET]\n")]);
+    let repo = Repo::with_files(&[(
+        ".efix.yml",
+        "version: 1\ncommands:\n  allow: [python3]\nsecurity:\n  redact: [MY_API_SECRET]\n",
+    )]);
     let secret = "s3cr3t-value-0123456789";
     let run = Efix::new()
         .env("GITHUB_TOKEN", "ghs_abcdefghijklmnopqrstuvwxyz0123456789")
@@ -150,13 +180,30 @@ fn exec_never_hands_tokens_to_the_child_and_redacts_configured_secrets() {
         .run()
         .expect_code(0);
     let out = run.stdout();
-    let child_env = run.json()["stdout"].as_str().unwrap().lines().next().unwrap().to_owned();
-    for name in ["GITHUB_TOKEN", "OPENAI_API_KEY", "DEPLOY_TOKEN", "MY_API_SECRET"] {
-        assert!(!child_env.contains(name), "{name} reached the child: {child_env}");
+    let child_env = run.json()["stdout"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    for name in [
+        "GITHUB_TOKEN",
+        "OPENAI_API_KEY",
+        "DEPLOY_TOKEN",
+        "MY_API_SECRET",
+    ] {
+        assert!(
+            !child_env.contains(name),
+            "{name} reached the child: {child_env}"
+        );
     }
     assert!(!out.contains(secret), "the secret leaked:\n{out}");
     let b64 = base64_encode(secret.as_bytes());
-    assert!(!out.contains(&b64[4..b64.len() - 4]), "base64 form leaked:\n{out}");
+    assert!(
+        !out.contains(&b64[4..b64.len() - 4]),
+        "base64 form leaked:\n{out}"
+    );
 }
 
 fn base64_encode(bytes: &[u8]) -> String {

@@ -19,7 +19,10 @@ impl Efix {
                 command.env_remove(name);
             }
         }
-        Efix { command, stdin: None }
+        Efix {
+            command,
+            stdin: None,
+        }
     }
 
     pub fn args<I, S>(mut self, args: I) -> Efix
@@ -48,13 +51,20 @@ impl Efix {
 
     /// Start without waiting.
     pub fn spawn(mut self) -> std::process::Child {
-        self.command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        self.command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         self.command.spawn().unwrap()
     }
 
     pub fn run(mut self) -> Run {
         self.command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        self.command.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        self.command.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         let mut child = self.command.spawn().unwrap();
         if let Some(bytes) = self.stdin.take() {
             use std::io::Write;
@@ -82,8 +92,13 @@ impl Run {
     }
 
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.0.stdout)
-            .unwrap_or_else(|err| panic!("stdout is not JSON ({err}):\n{}\nstderr:\n{}", self.stdout(), self.stderr()))
+        serde_json::from_slice(&self.0.stdout).unwrap_or_else(|err| {
+            panic!(
+                "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+                self.stdout(),
+                self.stderr()
+            )
+        })
     }
 
     /// Assert the exit code, showing both streams when it differs.
@@ -110,17 +125,34 @@ impl Repo {
         let dir = tempfile::tempdir().unwrap();
         let bytes: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (*p, c.as_bytes())).collect();
         let repo = efix::git::init_with_files(&dir.path().join("repo"), &bytes, "initial").unwrap();
-        Repo { root: repo.root, _dir: dir }
+        Repo {
+            root: repo.root,
+            _dir: dir,
+        }
     }
 
     /// The demo crate (`examples/demo`): a real CRLF bug with a failing test.
     pub fn demo() -> Repo {
         let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
-        let files: Vec<(String, String)> = [".gitignore", "Cargo.lock", "Cargo.toml", "README.md", "src/lib.rs"]
+        let files: Vec<(String, String)> = [
+            ".gitignore",
+            "Cargo.lock",
+            "Cargo.toml",
+            "README.md",
+            "src/lib.rs",
+        ]
+        .iter()
+        .map(|p| {
+            (
+                p.to_string(),
+                std::fs::read_to_string(base.join(p)).unwrap(),
+            )
+        })
+        .collect();
+        let refs: Vec<(&str, &str)> = files
             .iter()
-            .map(|p| (p.to_string(), std::fs::read_to_string(base.join(p)).unwrap()))
+            .map(|(p, c)| (p.as_str(), c.as_str()))
             .collect();
-        let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
         Repo::with_files(&refs)
     }
 
@@ -166,12 +198,18 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         (r"' \(\d+\) panicked", "' ([TID]) panicked"),
         (r"\d+ bytes", "[N] bytes"),
         (r"/tmp/[A-Za-z0-9._/-]+", "[TMP]"),
-        (r"Running unittests src/lib.rs \(target/debug/deps/kvconf-[0-9a-f]+\)", "Running unittests src/lib.rs (target/debug/deps/kvconf-[HASH])"),
+        (
+            r"Running unittests src/lib.rs \(target/debug/deps/kvconf-[0-9a-f]+\)",
+            "Running unittests src/lib.rs (target/debug/deps/kvconf-[HASH])",
+        ),
         (r"kvconf-[0-9a-f]{16}", "kvconf-[HASH]"),
         (r"rustc/[0-9a-f]+/", "rustc/[HASH]/"),
     ];
     for (pattern, replacement) in rules {
-        out = regex::Regex::new(pattern).unwrap().replace_all(&out, replacement).into_owned();
+        out = regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&out, replacement)
+            .into_owned();
     }
     sort_test_lines(&out)
 }
@@ -180,7 +218,8 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
 fn sort_test_lines(text: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut run: Vec<&str> = Vec::new();
-    let is_result = |l: &str| l.starts_with("test ") && (l.ends_with(" ok") || l.ends_with(" FAILED"));
+    let is_result =
+        |l: &str| l.starts_with("test ") && (l.ends_with(" ok") || l.ends_with(" FAILED"));
     for line in text.split('\n') {
         if is_result(line) {
             run.push(line);

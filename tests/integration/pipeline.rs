@@ -57,9 +57,15 @@ fn the_real_fix_exits_0_and_stays_applied_with_its_test() {
     let run = run.expect_code(0);
     assert_eq!(run.json()["status"], "fixed");
     assert!(repo.read("src/lib.rs").contains("for line in text.lines()"));
-    assert!(repo.read("src/lib.rs").contains("fn crlf_value_has_no_carriage_return"));
+    assert!(
+        repo.read("src/lib.rs")
+            .contains("fn crlf_value_has_no_carriage_return")
+    );
     assert_eq!(evidence["fix"]["guard"], "changed-tests");
-    assert_eq!(evidence["rounds"][0]["prove"]["table"]["fixed"], json!(["tests::crlf_files_parse_like_unix_files"]));
+    assert_eq!(
+        evidence["rounds"][0]["prove"]["table"]["fixed"],
+        json!(["tests::crlf_files_parse_like_unix_files"])
+    );
     assert_eq!(evidence["request"]["derived-suite"], "cargo test");
 }
 
@@ -112,7 +118,10 @@ fn a_fix_that_skips_the_failing_test_is_rejected() {
     assert_eq!(repo.fingerprint(), before);
     assert_eq!(evidence["rounds"][0]["verdict"], "rejected");
     let md = evidence_md(&repo);
-    assert!(md.contains("skipped-test") || md.contains("tests.not-weakened"), "{md}");
+    assert!(
+        md.contains("skipped-test") || md.contains("tests.not-weakened"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -183,7 +192,14 @@ fn a_passing_command_exits_3() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
     let run = Efix::new()
-        .args(["run", "--repro", "cargo test last_value", "--engine", "replay", "--replay"])
+        .args([
+            "run",
+            "--repro",
+            "cargo test last_value",
+            "--engine",
+            "replay",
+            "--replay",
+        ])
         .args([&path])
         .args(["--repo"])
         .args([&repo.root])
@@ -197,13 +213,25 @@ fn a_mistyped_test_filter_that_runs_no_test_exits_3() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
     let run = Efix::new()
-        .args(["run", "--repro", "cargo test crfl", "--engine", "replay", "--replay"])
+        .args([
+            "run",
+            "--repro",
+            "cargo test crfl",
+            "--engine",
+            "replay",
+            "--replay",
+        ])
         .args([&path])
         .args(["--repo"])
         .args([&repo.root])
         .run()
         .expect_code(3);
-    assert!(run.json()["reason"].as_str().unwrap().contains("no test ran"));
+    assert!(
+        run.json()["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no test ran")
+    );
 }
 
 #[test]
@@ -215,7 +243,16 @@ fn an_exhausted_time_budget_stops_cleanly_with_partial_evidence() {
     let before = repo.fingerprint();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
     let run = Efix::new()
-        .args(["run", "--repro", "python3 slow.py", "--timeout-seconds", "1", "--engine", "replay", "--replay"])
+        .args([
+            "run",
+            "--repro",
+            "python3 slow.py",
+            "--timeout-seconds",
+            "1",
+            "--engine",
+            "replay",
+            "--replay",
+        ])
         .args([&path])
         .args(["--repo"])
         .args([&repo.root])
@@ -241,15 +278,33 @@ fn sigterm_mid_run_restores_the_tree_and_resume_finishes_without_asking_again() 
         .spawn();
     // Wait until the run is inside the fix rounds, then interrupt it.
     wait_for_stage(&artifacts.join("checkpoint.json"), "fixing");
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(repo.fingerprint(), before, "the interrupted run left changes behind");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        repo.fingerprint(),
+        before,
+        "the interrupted run left changes behind"
+    );
 
-    let resumed = Efix::new().args(["run", "--resume"]).args([&artifacts]).run().expect_code(0);
+    let resumed = Efix::new()
+        .args(["run", "--resume"])
+        .args([&artifacts])
+        .run()
+        .expect_code(0);
     assert_eq!(resumed.json()["status"], "fixed");
     let evidence: Value =
-        serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap())
+            .unwrap();
     // The interrupted run paid for the plan and one fix; the resumed run reused that fix
     // answer from the checkpoint and asked the engine for nothing.
     let calls: Vec<(&str, bool)> = evidence["engine"]["calls"]
