@@ -329,3 +329,150 @@ fn wait_for_stage(checkpoint: &Path, stage: &str) {
     }
     panic!("the run never reached stage {stage}");
 }
+
+#[test]
+fn differing_outcomes_over_repeats_are_flaky_and_no_fix_is_claimed() {
+    // The script passes and fails in turn; its state lives in an ignored directory, which the
+    // restore between runs leaves alone.
+    let repo = Repo::with_files(&[
+        (".gitignore", "state/\n"),
+        (".efix.yml", "version: 1\ncommands:\n  allow: [python3]\n"),
+        (
+            "flip.py",
+            "import os, sys\nos.makedirs('state', exist_ok=True)\np = 'state/n'\nn = int(open(p).read()) if os.path.exists(p) else 0\nopen(p, 'w').write(str(n + 1))\nsys.exit(n % 2)\n",
+        ),
+    ]);
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::new()
+        .args([
+            "run",
+            "--repro",
+            "python3 flip.py",
+            "--repeat",
+            "2",
+            "--engine",
+            "replay",
+            "--replay",
+        ])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .run()
+        .expect_code(1);
+    assert_eq!(run.json()["status"], "flaky");
+}
+
+#[test]
+fn a_change_over_the_line_limit_is_rejected_whatever_the_model_says() {
+    let repo = Repo::with_files(&[]);
+    let demo = Repo::demo();
+    for file in [
+        ".gitignore",
+        "Cargo.lock",
+        "Cargo.toml",
+        "README.md",
+        "src/lib.rs",
+    ] {
+        repo.write(file, &demo.read(file));
+    }
+    repo.write(".efix.yml", "version: 1\ndiff:\n  max-loc: 3\n");
+    commit_all(&repo);
+    let before = repo.fingerprint();
+    let (run, evidence) = run(&repo, vec![real_fix()], &["--max-rounds", "1"]);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let issues = &evidence["rounds"][0]["issues"];
+    assert!(
+        issues
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["rule"].as_str().unwrap().ends_with("max-loc")),
+        "{issues}"
+    );
+}
+
+#[test]
+fn a_changed_file_outside_the_focus_needs_a_justification() {
+    let repo = Repo::demo();
+    let mut fix = real_fix();
+    let output = fix["output"].as_str().unwrap().to_owned()
+        + "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # kvconf\n \n-Parses `key = value` configuration text. `efix demo` copies this crate into a scratch git\n+Parses `key = value` configuration text (LF or CRLF). `efix demo` copies this crate into a scratch git\n";
+    fix["output"] = Value::String(output.clone());
+    let (first, evidence) = run(&repo, vec![fix.clone()], &["--max-rounds", "1"]);
+    first.expect_code(1);
+    let issues = &evidence["rounds"][0]["issues"];
+    assert_eq!(issues[0]["rule"], "policy.justification");
+    assert_eq!(issues[0]["path"], "README.md");
+
+    fix["file_justifications"] =
+        json!([{"file": "README.md", "reason": "documents that CRLF input is supported"}]);
+    let repo = Repo::demo();
+    let (second, _) = run(&repo, vec![fix], &["--max-rounds", "1"]);
+    second.expect_code(0);
+}
+
+#[test]
+fn verify_reports_a_claim_that_no_longer_holds() {
+    let repo = Repo::demo();
+    let (run, _) = run(&repo, vec![real_fix()], &[]);
+    run.expect_code(0);
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let path = artifacts.join("evidence.json");
+    let mut evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // Pretend the reproduction had passed before the fix: re-running it shows otherwise.
+    evidence["commands"][0]["outcome"]["exit_code"] = json!(0);
+    std::fs::write(&path, evidence.to_string()).unwrap();
+    let verify = Efix::new()
+        .args(["verify"])
+        .args([&artifacts])
+        .run()
+        .expect_code(1);
+    let json = verify.json();
+    assert_eq!(json["holds"], false);
+    assert_eq!(json["claims"][0]["holds"], false);
+    assert!(
+        json["claims"].as_array().unwrap()[1..]
+            .iter()
+            .all(|c| c["holds"] == true)
+    );
+}
+
+#[test]
+fn progress_uses_github_groups_under_actions() {
+    let repo = Repo::demo();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::new()
+        .env("GITHUB_ACTIONS", "true")
+        .args([
+            "run",
+            "--repro",
+            "cargo test last_value",
+            "--engine",
+            "replay",
+            "--replay",
+        ])
+        .args([&path])
+        .args(["--repo"])
+        .args([&repo.root])
+        .run()
+        .expect_code(3);
+    let stderr = run.stderr();
+    assert!(stderr.contains("::group::efix: reproduce\n"), "{stderr}");
+    assert!(stderr.contains("::endgroup::"), "{stderr}");
+}
+
+fn commit_all(repo: &Repo) {
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+            .arg(&repo.root)
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "files"]);
+}
