@@ -100,15 +100,16 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // pytest short summary and mypy: `tests/test_a.py:12: AssertionError`.
         (
             "pytest-failure",
-            format!(r"^(?P<path>{PATH}\.py):(?P<line>\d+): "),
+            format!(r"^(?P<path>{PATH}\.py):(?P<line>\d+):(?: |$)"),
         ),
         (
             "pytest-node",
             r"(?:^|\s)(?P<path>[\w./-]+\.py)::[\w\[\]().,:/ -]*[\w\]]".to_owned(),
         ),
+        // jest `FAIL src/a.test.js`, vitest ` FAIL  src/a.test.ts > suite > name`.
         (
             "jest-fail",
-            format!(r"^\s*FAIL\s+(?P<path>{PATH})\s*(?:\(|$)"),
+            format!(r"^\s*FAIL\s+(?P<path>{PATH}\.[A-Za-z]+)(?:\s|$)"),
         ),
         // gcc, clang, go build, eslint unix format: `src/a.c:3:9: error: ...`.
         (

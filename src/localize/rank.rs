@@ -18,6 +18,8 @@ use super::search::{Hit, Reader, failing_test_hits, identifier_hits, quoted_iden
 /// Frames of one stack are at most this many output lines apart (Python prints a source
 /// line between frames, Rust backtraces a symbol line).
 const STACK_LINE_GAP: usize = 4;
+/// pytest prints a frame's source and locals between its `path:line:` frames.
+const PYTEST_FRAME_GAP: usize = 60;
 /// Each frame further from the deepest application frame weighs this fraction of the one
 /// below it.
 const FRAME_DECAY: f64 = 0.6;
@@ -54,6 +56,8 @@ fn stack_weight(kind: &str) -> Option<f64> {
         "js-stack" => Some(85.0),
         "go-panic" => Some(85.0),
         "rust-backtrace" => Some(70.0),
+        // pytest's long report lists a failure's frames, test first, as `path:line: Error`.
+        "pytest-failure" => Some(75.0),
         _ => None,
     }
 }
@@ -61,11 +65,10 @@ fn stack_weight(kind: &str) -> Option<f64> {
 /// Weight of a single (non-stack) location, by kind.
 fn location_weight(kind: &str) -> f64 {
     match kind {
-        "rust-panic" => 100.0,
-        "rustc-error" | "tsc-error" => 90.0,
-        "compiler-error" => 85.0,
+        // A compile error is as definite as a panic: the code does not build right there.
+        "rust-panic" | "rustc-error" | "tsc-error" => 100.0,
+        "compiler-error" => 95.0,
         "go-test" => 80.0,
-        "pytest-failure" => 75.0,
         "node-assertion" => 70.0,
         _ => 45.0,
     }
@@ -108,10 +111,15 @@ fn location_hits(index: &PathIndex<'_>, found: &[Found]) -> Vec<Hit> {
             i += 1;
             continue;
         };
+        let gap = if kind == "pytest-failure" {
+            PYTEST_FRAME_GAP
+        } else {
+            STACK_LINE_GAP
+        };
         let mut end = i + 1;
         while end < found.len()
             && found[end].location.kind == kind
-            && found[end].output_line - found[end - 1].output_line <= STACK_LINE_GAP
+            && found[end].output_line - found[end - 1].output_line <= gap
         {
             end += 1;
         }
@@ -145,7 +153,10 @@ fn single_hits(index: &PathIndex<'_>, found: &Found) -> Vec<Hit> {
 fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
     let mut ordered: Vec<&Found> = frames.iter().collect();
     // Python prints the most recent call last; the others print it first.
-    if frames[0].location.kind == "python-traceback" {
+    if matches!(
+        frames[0].location.kind.as_str(),
+        "python-traceback" | "pytest-failure"
+    ) {
         ordered.reverse();
     }
     let app: Vec<(&Found, Vec<&str>)> = ordered
