@@ -349,3 +349,86 @@ fn init_with_files_commits_as_efix_and_refuses_escaping_paths() {
     assert_eq!(err.to_string(), "write ../escape");
     assert!(!dir.path().join("escape").exists());
 }
+
+#[test]
+fn restore_handles_a_file_turned_into_a_directory_and_a_read_only_file() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    let before = tree_fingerprint(root).unwrap();
+    let snapshot = repo.snapshot().unwrap();
+
+    fs::remove_file(root.join("README.md")).unwrap();
+    write(root, "README.md/inner.txt", b"a directory now");
+    write(root, "src/main.rs", b"fn main() { broken }\n");
+    fs::set_permissions(root.join("src/main.rs"), fs::Permissions::from_mode(0o444)).unwrap();
+
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report,
+        RestoreReport {
+            rewritten: vec!["src/main.rs".into()],
+            recreated: vec!["README.md".into()],
+            removed: vec!["README.md/inner.txt".into()],
+            removed_dirs: vec!["README.md".into()],
+            ..RestoreReport::default()
+        }
+    );
+    assert_eq!(tree_fingerprint(root).unwrap(), before);
+}
+
+#[test]
+fn restore_handles_names_that_are_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let (dir, repo) = fixture();
+    let name = OsStr::from_bytes(b"caf\xe9.txt");
+    fs::write(dir.path().join(name), b"latin-1 name").unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    fs::remove_file(dir.path().join(name)).unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.recreated, vec!["caf\u{fffd}.txt"]);
+    assert_eq!(fs::read(dir.path().join(name)).unwrap(), b"latin-1 name");
+}
+
+/// Timings for the report, not assertions: run with
+/// `cargo test --release --lib -- --ignored --nocapture measure_`.
+#[test]
+#[ignore = "measurement, prints timings"]
+#[expect(clippy::print_stderr, reason = "a measurement reports its numbers")]
+fn measure_snapshot_and_restore_of_ten_thousand_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let contents: Vec<(String, Vec<u8>)> = (0..10_000)
+        .map(|n| {
+            (
+                format!("src/m{}/f{n}.rs", n % 100),
+                format!("// file {n}\n").repeat(40).into_bytes(),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = contents
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let repo = init_with_files(dir.path(), &files, "many").unwrap();
+    let start = std::time::Instant::now();
+    let snapshot = repo.snapshot().unwrap();
+    let taken = start.elapsed();
+    for n in 0..100 {
+        write(dir.path(), &format!("src/m{n}/f{n}.rs"), b"changed");
+        write(dir.path(), &format!("new/{n}.rs"), b"new");
+    }
+    let start = std::time::Instant::now();
+    let report = snapshot.restore().unwrap();
+    let restored = start.elapsed();
+    let start = std::time::Instant::now();
+    let fingerprint = tree_fingerprint(dir.path()).unwrap();
+    let fingerprinted = start.elapsed();
+    eprintln!(
+        "10000 files: snapshot {taken:?}, restore of 100 edits + 100 creations {restored:?} \
+         ({} rewritten, {} removed), fingerprint {fingerprinted:?} ({} entries)",
+        report.rewritten.len(),
+        report.removed.len(),
+        fingerprint.len()
+    );
+}

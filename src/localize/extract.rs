@@ -22,9 +22,10 @@ pub struct Location {
     pub line: Option<u64>,
     /// 1-based column, when the output names one.
     pub column: Option<u64>,
-    /// What named it: `rust-panic`, `rust-backtrace`, `rustc-error`, `python-traceback`,
-    /// `pytest-node`, `pytest-failure`, `js-stack`, `node-assertion`, `jest-fail`, `go-test`,
-    /// `go-panic`, `tsc-error` or `compiler-error`.
+    /// What named it: `rust-panic`, `rust-backtrace`, `rustc-error`, `rustc-warning`,
+    /// `python-traceback`, `pytest-node`, `pytest-failure`, `js-stack`, `node-assertion`,
+    /// `node-throw`, `jest-fail`, `go-test`, `go-panic`, `tsc-error`, `compiler-error` or
+    /// `compiler-warning`.
     pub kind: String,
 }
 
@@ -46,7 +47,7 @@ struct Pattern {
 
 /// Patterns in priority order; the first that matches a line wins.
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let specs: [(&str, String); 14] = [
+    let specs: [(&str, String); 15] = [
         // Rust 1.73+: `thread 'x' panicked at src/lib.rs:12:5:`.
         (
             "rust-panic",
@@ -114,7 +115,14 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // gcc, clang, go build, eslint unix format: `src/a.c:3:9: error: ...`.
         (
             "compiler-error",
-            format!(r"^(?P<path>{PATH}\.[A-Za-z0-9]+):(?P<line>\d+):(?P<col>\d+):"),
+            format!(
+                r"^(?P<path>{PATH}\.[A-Za-z0-9]+):(?P<line>\d+):(?P<col>\d+):(?P<severity> (?:warning|note))?"
+            ),
+        ),
+        // Node's uncaught-exception header: `/abs/src/a.js:10` above the source line.
+        (
+            "node-throw",
+            format!(r"^(?P<path>/{PATH}\.(?:[cm]?[jt]s|[jt]sx)):(?P<line>\d+)\s*$"),
         ),
     ];
     specs
@@ -141,13 +149,23 @@ pub fn extract_locations(text: &str) -> Vec<Location> {
 /// Locations with the output line they came from.
 pub(crate) fn extract(text: &str) -> Vec<Found> {
     let mut found = Vec::new();
+    // rustc prints `warning: ...` or `error[E...]: ...` above each `-->` line.
+    let mut in_warning = false;
     for (index, line) in text.lines().enumerate() {
+        if line.starts_with("warning") {
+            in_warning = true;
+        } else if line.starts_with("error") {
+            in_warning = false;
+        }
         if found.len() >= MAX_LOCATIONS {
             tracing::debug!(limit = MAX_LOCATIONS, "location limit reached");
             break;
         }
         let line = clip(line);
-        if let Some(location) = match_line(line) {
+        if let Some(mut location) = match_line(line) {
+            if in_warning && location.kind == "rustc-error" {
+                location.kind = "rustc-warning".to_owned();
+            }
             found.push(Found {
                 location,
                 output_line: index,
@@ -169,6 +187,7 @@ fn match_line(line: &str) -> Option<Location> {
         let kind = match pattern.kind {
             "at-frame" if path.ends_with(".rs") => "rust-backtrace",
             "at-frame" => "js-stack",
+            "compiler-error" if caps.name("severity").is_some() => "compiler-warning",
             kind => kind,
         };
         return Some(Location {

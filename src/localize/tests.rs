@@ -72,6 +72,10 @@ FAIL src/math.test.js
 	/home/u/proj/pkg/foo.go:12 +0x1d
 src/a.ts(3,5): error TS2304: Cannot find name 'foo'.
 src/x.c:3:9: error: expected ';'
+src/x.c:1:1: warning: unused
+warning: unused variable: `y`
+ --> src/warn.rs:4:9
+/repo/src/server.js:10
 ./main.go:8:2: undefined: helper
 just prose: nothing here:1
 "#;
@@ -94,6 +98,9 @@ just prose: nothing here:1
     go-panic         /home/u/proj/pkg/foo.go Some(12) None
     tsc-error        src/a.ts Some(3) Some(5)
     compiler-error   src/x.c Some(3) Some(9)
+    compiler-warning src/x.c Some(1) Some(1)
+    rustc-warning    src/warn.rs Some(4) Some(9)
+    node-throw       /repo/src/server.js Some(10) None
     compiler-error   ./main.go Some(8) Some(2)
     ");
 }
@@ -455,5 +462,51 @@ fn paths_resolve_through_the_root_as_given_or_canonical_urls_and_other_checkouts
             vec![],
             vec![],
         ]
+    );
+}
+
+/// Timings for the report, not assertions: run with
+/// `cargo test --release --lib -- --ignored --nocapture measure_`.
+#[test]
+#[ignore = "measurement, prints timings"]
+#[expect(clippy::print_stderr, reason = "a measurement reports its numbers")]
+fn measure_localize_on_300_kib_of_output_and_5000_files() {
+    let contents: Vec<(String, String)> = (0..5000)
+        .map(|n| {
+            (
+                format!("pkg/m{}/f{n}.py", n % 50),
+                format!("def f{n}():\n    return {n}\n").repeat(20),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = contents
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    let (dir, tracked) = tree(&files);
+    let mut output = String::new();
+    let mut n = 0;
+    while output.len() < 300 * 1024 {
+        output.push_str(&format!(
+            "  File \"{}/pkg/m{}/f{n}.py\", line 2, in f{n}\n    return x\n",
+            dir.path().display(),
+            n % 50
+        ));
+        n = (n + 7) % 5000;
+    }
+    output.push_str("NameError: name 'f4999' is not defined\n");
+    let start = std::time::Instant::now();
+    let candidates = localize(
+        dir.path(),
+        &tracked,
+        &output,
+        &["pkg/m0/f0.py::test_x".into()],
+    );
+    eprintln!(
+        "localize: {} bytes of output, {} tracked files -> {} candidates in {:?}",
+        output.len(),
+        tracked.len(),
+        candidates.len(),
+        start.elapsed()
     );
 }
