@@ -186,21 +186,28 @@ impl Snapshot {
         )))?;
         report.head_restored = self.restore_head(&repo)?;
         let mut emptied = BTreeSet::new();
-        for path in not_ignored_raw(&repo)? {
-            if self.entries.contains_key(&path) {
-                continue;
-            }
-            let rel = raw_path(&path);
-            let abs = self.root.join(rel);
-            match fs::symlink_metadata(&abs) {
-                Ok(meta) if !meta.is_dir() => {
-                    fs::remove_file(&abs).map_err(io_err(format!("remove {}", abs.display())))?;
-                    report.removed.push(lossy(&path));
-                    emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
+        // Ignore files the command added come out first: listing with them in place would
+        // hide what they ignore, and those files would survive the restore.
+        for only_ignore_files in [true, false] {
+            for path in not_ignored_raw(&repo)? {
+                let is_ignore_file = raw_path(&path).file_name() == Some(".gitignore".as_ref());
+                if self.entries.contains_key(&path) || (only_ignore_files && !is_ignore_file) {
+                    continue;
                 }
-                _ => {}
+                let rel = raw_path(&path);
+                let abs = self.root.join(rel);
+                match fs::symlink_metadata(&abs) {
+                    Ok(meta) if !meta.is_dir() => {
+                        fs::remove_file(&abs)
+                            .map_err(io_err(format!("remove {}", abs.display())))?;
+                        report.removed.push(lossy(&path));
+                        emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
+                    }
+                    _ => {}
+                }
             }
         }
+        report.removed.sort();
         // Deepest first, so a parent is tried after its children.
         for dir in emptied.iter().rev() {
             if dir.as_os_str().is_empty() {

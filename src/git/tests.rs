@@ -377,6 +377,20 @@ fn restore_handles_a_file_turned_into_a_directory_and_a_read_only_file() {
 }
 
 #[test]
+fn restore_removes_files_hidden_by_an_ignore_file_the_command_added() {
+    let (dir, repo) = fixture();
+    let before = tree_fingerprint(dir.path()).unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    write(dir.path(), "gen/.gitignore", b"*.out\n");
+    write(dir.path(), "gen/result.out", b"left behind?");
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.removed, vec!["gen/.gitignore", "gen/result.out"]);
+    assert_eq!(report.removed_dirs, vec!["gen"]);
+    assert_eq!(tree_fingerprint(dir.path()).unwrap(), before);
+    assert!(!dir.path().join("gen").exists());
+}
+
+#[test]
 fn restore_handles_names_that_are_not_utf8() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
