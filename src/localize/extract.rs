@@ -4,7 +4,8 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Lines longer than this are cut (at a character boundary) before matching; failure output
 /// sometimes carries minified code or base64 on one line.
@@ -14,7 +15,7 @@ const MAX_LINE_BYTES: usize = 2048;
 const MAX_LOCATIONS: usize = 4096;
 
 /// A place in a file named by failure output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Location {
     /// The path as written in the output (absolute, relative, or a `file://` URL's path).
     pub path: String,
@@ -22,7 +23,7 @@ pub struct Location {
     pub line: Option<u64>,
     /// 1-based column, when the output names one.
     pub column: Option<u64>,
-    /// What named it: `rust-panic`, `rust-backtrace`, `rustc-error`, `rustc-warning`,
+    /// What named it: `rust-panic`, `rust-backtrace`, `rust-doctest`, `rustc-error`, `rustc-warning`,
     /// `python-traceback`, `pytest-node`, `pytest-failure`, `js-stack`, `node-assertion`,
     /// `node-throw`, `jest-fail`, `go-test`, `go-panic`, `tsc-error`, `compiler-error` or
     /// `compiler-warning`.
@@ -47,7 +48,7 @@ struct Pattern {
 
 /// Patterns in priority order; the first that matches a line wins.
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let specs: [(&str, String); 15] = [
+    let specs: [(&str, String); 17] = [
         // Rust 1.73+: `thread 'x' panicked at src/lib.rs:12:5:`.
         (
             "rust-panic",
@@ -83,6 +84,16 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         (
             "node-assertion",
             format!(r"^\s*location: '(?:file://)?(?P<path>{PATH}):(?P<line>\d+):(?P<col>\d+)'"),
+        ),
+        // tsc --pretty: `src/a.ts:3:5 - error TS2304: ...`.
+        (
+            "tsc-error",
+            format!(r"^(?P<path>{PATH}):(?P<line>\d+):(?P<col>\d+) - error TS\d+"),
+        ),
+        // Rust doctests: `---- src/lib.rs - add (line 5) stdout ----`.
+        (
+            "rust-doctest",
+            format!(r"^---- (?P<path>{PATH}\.rs) - .*\(line (?P<line>\d+)\) stdout ----"),
         ),
         (
             "tsc-error",

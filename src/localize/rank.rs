@@ -68,7 +68,7 @@ fn location_weight(kind: &str) -> f64 {
         // A compile error is as definite as a panic: the code does not build right there.
         "rust-panic" | "rustc-error" | "tsc-error" => 100.0,
         "compiler-error" => 95.0,
-        "go-test" | "node-throw" => 80.0,
+        "go-test" | "node-throw" | "rust-doctest" => 80.0,
         "node-assertion" => 70.0,
         // Warnings rarely cause a failure; they only break ties.
         "rustc-warning" | "compiler-warning" => 10.0,

@@ -71,6 +71,8 @@ FAIL src/math.test.js
     foo_test.go:12: got 1, want 2
 	/home/u/proj/pkg/foo.go:12 +0x1d
 src/a.ts(3,5): error TS2304: Cannot find name 'foo'.
+src/b.ts:4:7 - error TS2322: Type 'string' is not assignable to type 'number'.
+---- src/lib.rs - add (line 5) stdout ----
 src/x.c:3:9: error: expected ';'
 src/x.c:1:1: warning: unused
 warning: unused variable: `y`
@@ -97,6 +99,8 @@ just prose: nothing here:1
     go-test          foo_test.go Some(12) None
     go-panic         /home/u/proj/pkg/foo.go Some(12) None
     tsc-error        src/a.ts Some(3) Some(5)
+    tsc-error        src/b.ts Some(4) Some(7)
+    rust-doctest     src/lib.rs Some(5) None
     compiler-error   src/x.c Some(3) Some(9)
     compiler-warning src/x.c Some(1) Some(1)
     rustc-warning    src/warn.rs Some(4) Some(9)
