@@ -39,7 +39,9 @@ const MAX_REASONS: usize = 10;
 pub struct Candidate {
     /// Repository-relative path of a tracked file.
     pub path: String,
-    /// Sum of the evidence weights, with diminishing returns; only the order is meaningful.
+    /// The strongest evidence's weight plus a fifth of the others' (at most doubling it);
+    /// several hits that only say "holds a failing test" count once. Only the order is
+    /// meaningful.
     pub score: f64,
     /// Lines named in the failure output, or found by the searches (test and identifier
     /// definitions), 1-based, ascending.
@@ -141,6 +143,7 @@ fn single_hits(index: &PathIndex<'_>, found: &Found) -> Vec<Hit> {
             path: (*path).to_owned(),
             line: location.line,
             weight,
+            names_failing_test: matches!(location.kind.as_str(), "jest-fail" | "pytest-node"),
             reason: format!(
                 "{} at {}{}",
                 location.kind,
@@ -196,6 +199,7 @@ fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
                 line: location.line,
                 weight,
                 reason,
+                names_failing_test: false,
             });
         }
     }
@@ -230,18 +234,25 @@ fn aggregate(hits: Vec<Hit>) -> Vec<Candidate> {
             // Stable: equal weights keep the order the output named them in.
             hits.sort_by(|a, b| b.weight.total_cmp(&a.weight));
             let best = hits.first().map_or(0.0, |hit| hit.weight);
-            let rest: f64 = hits.iter().skip(1).map(|hit| hit.weight).sum();
-            let score = round1(best + (rest * EXTRA_EVIDENCE_FACTOR).min(best));
-            let mut lines: Vec<u64> = hits.iter().filter_map(|hit| hit.line).collect();
-            lines.sort_unstable();
-            lines.dedup();
+            let mut test_named = false;
+            let mut rest = 0.0;
             let mut reasons: Vec<String> = Vec::new();
-            for hit in &hits {
-                let reason = format!("{} (+{})", hit.reason, round1(hit.weight));
+            for (i, hit) in hits.iter().enumerate() {
+                let repeat = hit.names_failing_test && test_named;
+                test_named |= hit.names_failing_test;
+                if i > 0 && !repeat {
+                    rest += hit.weight;
+                }
+                let note = if repeat { ", already counted" } else { "" };
+                let reason = format!("{} (+{}{note})", hit.reason, round1(hit.weight));
                 if !reasons.contains(&reason) {
                     reasons.push(reason);
                 }
             }
+            let score = round1(best + (rest * EXTRA_EVIDENCE_FACTOR).min(best));
+            let mut lines: Vec<u64> = hits.iter().filter_map(|hit| hit.line).collect();
+            lines.sort_unstable();
+            lines.dedup();
             if reasons.len() > MAX_REASONS {
                 let more = reasons.len() - MAX_REASONS;
                 reasons.truncate(MAX_REASONS);

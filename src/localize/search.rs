@@ -44,6 +44,9 @@ pub(crate) struct Hit {
     pub line: Option<u64>,
     pub weight: f64,
     pub reason: String,
+    /// The hit only says "this file holds a failing test"; several such hits on one file
+    /// are one fact and count once.
+    pub names_failing_test: bool,
 }
 
 /// Reads tracked files within the bounds, caching contents.
@@ -106,10 +109,25 @@ pub(crate) fn failing_test_hits(
                     path: path.to_owned(),
                     line: None,
                     weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
                     reason: format!("holds failing test {test}"),
                 });
             }
             continue;
+        }
+        // A runner that names failing test files (jest, vitest, node:test, TAP).
+        if test.contains('.') && !test.contains(char::is_whitespace) {
+            let paths = index.resolve(test);
+            if !paths.is_empty() {
+                hits.extend(paths.into_iter().map(|path| Hit {
+                    path: path.to_owned(),
+                    line: None,
+                    weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
+                    reason: format!("is failing test file {test}"),
+                }));
+                continue;
+            }
         }
         if let Some(name) = go_test_name(test) {
             let files = tracked.iter().filter(|path| path.ends_with("_test.go"));
@@ -160,6 +178,7 @@ pub(crate) fn failing_test_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
                     reason: format!("defines failing test {test:?} at line {line}"),
                 });
             }
@@ -257,6 +276,7 @@ pub(crate) fn identifier_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: IDENTIFIER_DEFINITION_WEIGHT,
+                    names_failing_test: false,
                     reason: format!("defines `{ident}` ({kind} in the output) at line {line}"),
                 });
             } else if let Some(line) = word_line(content, ident) {
@@ -264,6 +284,7 @@ pub(crate) fn identifier_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: IDENTIFIER_USE_WEIGHT,
+                    names_failing_test: false,
                     reason: format!("uses `{ident}` ({kind} in the output) at line {line}"),
                 });
             }
@@ -307,6 +328,7 @@ fn definitions<'t>(
                     FAILING_TEST_WEIGHT
                 },
                 reason: reason(line),
+                names_failing_test: true,
             });
             if hits.len() >= MAX_FILES_PER_NAME {
                 break;

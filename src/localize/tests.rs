@@ -373,7 +373,7 @@ src/b.ts(1,20): error TS2304: Cannot find name 'fooo'.
  FAIL  src/b.test.ts > bar
  ❯ src/b.test.ts:1:1
 ";
-    let candidates = localize(dir.path(), &tracked, output, &[]);
+    let candidates = localize(dir.path(), &tracked, output, &["src/b.test.ts".to_owned()]);
     insta::assert_snapshot!(render(&candidates), @r"
     src/b.ts score=103 lines=[1]
       - tsc-error at src/b.ts:1:20 (+100)
@@ -381,6 +381,7 @@ src/b.ts(1,20): error TS2304: Cannot find name 'fooo'.
     src/b.test.ts score=94 lines=[1]
       - deepest application frame of a js-stack stack at src/b.test.ts:1:1 (+85)
       - jest-fail at src/b.test.ts (+45)
+      - is failing test file src/b.test.ts (+45, already counted)
     ");
 }
 
