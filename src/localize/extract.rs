@@ -1,6 +1,7 @@
 //! Locations named in failure output: panics, stack frames, tracebacks, compiler errors, test
 //! summaries. Pure text parsing; mapping to tracked files happens in `resolve`.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -172,8 +173,8 @@ pub(crate) fn extract(text: &str) -> Vec<Found> {
             tracing::debug!(limit = MAX_LOCATIONS, "location limit reached");
             break;
         }
-        let line = clip(line);
-        if let Some(mut location) = match_line(line) {
+        let line = strip_ansi(clip(line));
+        if let Some(mut location) = match_line(&line) {
             if in_warning && location.kind == "rustc-error" {
                 location.kind = "rustc-warning".to_owned();
             }
@@ -211,7 +212,18 @@ fn match_line(line: &str) -> Option<Location> {
     None
 }
 
-fn clip(line: &str) -> &str {
+/// The line without terminal colour and style escapes (runners colour their output when
+/// they think they talk to a terminal).
+pub(crate) fn strip_ansi(line: &str) -> Cow<'_, str> {
+    static ANSI: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").ok());
+    match ANSI.as_ref() {
+        Some(ansi) if line.contains('\x1b') => ansi.replace_all(line, ""),
+        _ => Cow::Borrowed(line),
+    }
+}
+
+pub(crate) fn clip(line: &str) -> &str {
     if line.len() <= MAX_LINE_BYTES {
         return line;
     }

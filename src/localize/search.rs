@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::extract::{clip, strip_ansi};
 use super::resolve::{PathIndex, is_test_path};
 
 /// Files larger than this are never read (generated code, fixtures, bundles).
@@ -229,8 +230,9 @@ pub(crate) fn quoted_identifiers(output: &str) -> Vec<(String, &'static str)> {
         if found.len() >= MAX_IDENTIFIERS {
             break;
         }
+        let line = strip_ansi(clip(line));
         for (kind, regex) in PATTERNS.iter() {
-            if let Some(ident) = regex.captures(line).and_then(|caps| caps.get(1))
+            if let Some(ident) = regex.captures(&line).and_then(|caps| caps.get(1))
                 && ident.as_str().len() >= 2
                 && seen.insert(ident.as_str().to_owned())
             {

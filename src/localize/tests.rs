@@ -515,3 +515,26 @@ fn measure_localize_on_300_kib_of_output_and_5000_files() {
         start.elapsed()
     );
 }
+
+#[test]
+fn coloured_output_is_read_like_plain_output() {
+    let text = "\x1b[1m\x1b[31mthread 'main' panicked at \x1b[0msrc/lib.rs:3:5:\n\
+                \x1b[2m    at \x1b[22mObject.<anonymous> (\x1b[36msrc/a.test.js\x1b[39m:4:9)\n";
+    assert_eq!(
+        extract_locations(text),
+        vec![
+            Location {
+                path: "src/lib.rs".into(),
+                line: Some(3),
+                column: Some(5),
+                kind: "rust-panic".into(),
+            },
+            Location {
+                path: "src/a.test.js".into(),
+                line: Some(4),
+                column: Some(9),
+                kind: "js-stack".into(),
+            },
+        ]
+    );
+}
