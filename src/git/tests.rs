@@ -446,3 +446,27 @@ fn measure_snapshot_and_restore_of_ten_thousand_files() {
         fingerprint.len()
     );
 }
+
+#[test]
+fn working_diff_counts_edits_deletions_and_new_files_against_head() {
+    let (dir, repo) = fixture();
+    assert_eq!(repo.working_diff().unwrap(), WorkingDiff::default());
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        b"pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    fs::remove_file(root.join("README.md")).unwrap();
+    write(
+        root,
+        "tests/add.rs",
+        b"#[test]\nfn adds() {\n    assert_eq!(demo::add(1, 2), 3);\n}\n",
+    );
+    write(root, "logo.png", b"\x89PNG\r\n\x1a\n\0\0\0binary");
+    write(root, "target/ignored.rs", b"not part of the change\n");
+    let diff = repo.working_diff().unwrap();
+    insta::assert_json_snapshot!("working_diff_files", diff.files);
+    assert_eq!((diff.insertions, diff.deletions), (7, 2));
+    insta::assert_snapshot!("working_diff_patch", diff.patch);
+}
