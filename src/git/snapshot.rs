@@ -1,8 +1,11 @@
 //! Exact snapshot and restore of the working tree, the index and HEAD.
 //!
-//! A snapshot holds every tracked and untracked-not-ignored file: its bytes (or, for large
-//! files whose bytes are exactly their index blob, only the blob id), its permission bits, or
-//! its symlink target. Restoring rewrites what changed, recreates what was deleted, removes
+//! A snapshot holds every tracked and untracked-not-ignored file: its permission bits and
+//! its bytes, or its symlink target. A tracked file whose bytes are exactly its index blob
+//! (checked by hashing the raw file, no filters) is kept as the blob id only, so memory grows
+//! with the change in the tree, not with the tree; the index is a reachability root for
+//! `git gc`, so those blobs outlive anything a command may do short of deleting objects by
+//! hand. Restoring rewrites what changed, recreates what was deleted, removes
 //! what was created (when not ignored) and the directories that left empty, and puts back the
 //! index file and HEAD. Ignored files (`target/`, `node_modules/`, `__pycache__/`) and
 //! everything under `.git/` other than the index, HEAD and the branch HEAD names are never
@@ -12,22 +15,18 @@
 //! and a directory that existed empty before the command only holds new files is pruned), and
 //! the contents of submodules.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Odb, Oid, Repository};
 use serde::Serialize;
 
 use super::error::{GitError, git_err, io_err};
 use super::repo::{Repo, lossy, not_ignored_raw, raw_path};
-
-/// Files at least this large whose bytes equal their index blob are stored as the blob id,
-/// so a snapshot of a repository with big tracked assets stays small. Smaller files are kept
-/// as bytes so restoring them never depends on the object database.
-const BLOB_REFERENCE_MIN_BYTES: u64 = 64 * 1024;
 
 /// Permission bits kept and restored (rwx for all, setuid, setgid, sticky).
 const PERMISSION_BITS: u32 = 0o7777;
@@ -118,10 +117,10 @@ impl Repo {
                     fs::read_link(&abs).map_err(io_err(format!("read link {}", abs.display())))?;
                 Entry::Symlink { target }
             } else if meta.is_file() {
-                let blob = index_oids.get(&path).copied().filter(|oid| {
-                    meta.len() >= BLOB_REFERENCE_MIN_BYTES
-                        && Oid::hash_file(ObjectType::Blob, &abs).ok() == Some(*oid)
-                });
+                let blob = index_oids
+                    .get(&path)
+                    .copied()
+                    .filter(|oid| Oid::hash_file(ObjectType::Blob, &abs).ok() == Some(*oid));
                 let content = match blob {
                     Some(oid) => Content::Blob(oid),
                     None => Content::Bytes(
@@ -163,11 +162,16 @@ impl Snapshot {
     /// Make the working tree, index and HEAD exactly as they were at the snapshot.
     pub fn restore(&self) -> Result<RestoreReport, GitError> {
         let mut report = RestoreReport::default();
+        let objects = Repository::open(&self.root).map_err(git_err(format!(
+            "open the repository at {}",
+            self.root.display()
+        )))?;
+        let odb = objects.odb().map_err(git_err("open the object database"))?;
         // Ignore rules first, so deciding what is "created since and not ignored" uses the
         // rules of the snapshot, not ones the command may have edited.
         for (path, entry) in &self.entries {
             if raw_path(path).file_name() == Some(".gitignore".as_ref()) {
-                self.restore_entry(path, entry, &mut report)?;
+                self.restore_entry(&odb, path, entry, &mut report)?;
             }
         }
         let index_path = self.git_dir.join("index");
@@ -221,7 +225,7 @@ impl Snapshot {
         }
         report.removed_dirs.sort();
         for (path, entry) in &self.entries {
-            self.restore_entry(path, entry, &mut report)?;
+            self.restore_entry(&odb, path, entry, &mut report)?;
         }
         tracing::debug!(?report, "working tree restored");
         Ok(report)
@@ -230,6 +234,7 @@ impl Snapshot {
     /// Put one path back if it differs, recording what was done.
     fn restore_entry(
         &self,
+        odb: &Odb<'_>,
         path: &[u8],
         entry: &Entry,
         report: &mut RestoreReport,
@@ -278,7 +283,7 @@ impl Snapshot {
                 } else {
                     create_parent(&abs)?;
                 }
-                let bytes = self.bytes(content)?;
+                let bytes = blob_bytes(odb, content)?;
                 write_file(&abs, &bytes)?;
                 set_permissions(&abs, *permissions)?;
             }
@@ -298,20 +303,6 @@ impl Snapshot {
                 Ok(current == *bytes)
             }
             Content::Blob(oid) => Ok(Oid::hash_file(ObjectType::Blob, abs).ok() == Some(*oid)),
-        }
-    }
-
-    fn bytes(&self, content: &Content) -> Result<Vec<u8>, GitError> {
-        match content {
-            Content::Bytes(bytes) => Ok(bytes.clone()),
-            Content::Blob(oid) => {
-                let repo = Repository::open(&self.root).map_err(git_err("open the repository"))?;
-                let odb = repo.odb().map_err(git_err("open the object database"))?;
-                let object = odb
-                    .read(*oid)
-                    .map_err(git_err(format!("read blob {oid} to restore a file")))?;
-                Ok(object.data().to_vec())
-            }
         }
     }
 
@@ -351,6 +342,19 @@ impl Snapshot {
             }
         }
         Ok(moved)
+    }
+}
+
+/// The bytes a file must hold.
+fn blob_bytes<'c>(odb: &Odb<'_>, content: &'c Content) -> Result<Cow<'c, [u8]>, GitError> {
+    match content {
+        Content::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
+        Content::Blob(oid) => {
+            let object = odb
+                .read(*oid)
+                .map_err(git_err(format!("read blob {oid} to restore a file")))?;
+            Ok(Cow::Owned(object.data().to_vec()))
+        }
     }
 }
 
