@@ -1,8 +1,9 @@
 //! Searches in tracked files: failing test names to the files that define them, and
 //! identifiers quoted in error messages to the files that define or use them.
 //!
-//! Reading is bounded: files over [`MAX_FILE_BYTES`] are skipped, and at most
-//! [`MAX_FILES_READ`] files and [`MAX_TOTAL_BYTES`] bytes are read per localization.
+//! Work is bounded: files over [`MAX_FILE_BYTES`] are skipped, at most [`MAX_FILES_READ`]
+//! files and [`MAX_TOTAL_BYTES`] bytes are read per localization, and at most
+//! [`MAX_FAILING_TESTS`] test names and [`MAX_IDENTIFIERS`] identifiers are searched.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -27,6 +28,8 @@ const FAILING_TEST_MODULE_WEIGHT: f64 = 55.0;
 const IDENTIFIER_DEFINITION_WEIGHT: f64 = 40.0;
 /// Weight of a file merely using such an identifier.
 const IDENTIFIER_USE_WEIGHT: f64 = 15.0;
+/// At most this many failing test names are mapped (each may scan every cached file).
+const MAX_FAILING_TESTS: usize = 50;
 /// At most this many identifiers from error messages are searched.
 const MAX_IDENTIFIERS: usize = 8;
 /// At most this many files are kept per searched name.
@@ -100,7 +103,7 @@ pub(crate) fn failing_test_hits(
     failing_tests: &[String],
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
-    for test in failing_tests {
+    for test in failing_tests.iter().take(MAX_FAILING_TESTS) {
         let test = test.trim();
         if let Some((file, _)) = test.split_once("::")
             && file.ends_with(".py")
