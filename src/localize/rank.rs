@@ -23,6 +23,8 @@ const PYTEST_FRAME_GAP: usize = 60;
 /// Each frame further from the deepest application frame weighs this fraction of the one
 /// below it.
 const FRAME_DECAY: f64 = 0.6;
+/// Only this many application frames of a stack, deepest first, become hits.
+const MAX_FRAMES_PER_STACK: usize = 64;
 /// No frame weighs less than this.
 const MIN_FRAME_WEIGHT: f64 = 5.0;
 /// Bonus for a non-test file whose frame lies below a test file's frame in the same stack.
@@ -169,14 +171,21 @@ fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
         .map(|frame| (frame, index.resolve(&frame.location.path)))
         .filter(|(_, paths)| !paths.is_empty())
         .collect();
+    // The nearest test file above each frame, in one pass from the top (recursion errors
+    // print stacks of a thousand frames).
+    let mut caller_tests: Vec<Option<&str>> = vec![None; app.len()];
+    let mut nearest = None;
+    for depth in (0..app.len()).rev() {
+        caller_tests[depth] = nearest;
+        if let Some(test) = app[depth].1.iter().find(|path| is_test_path(path)) {
+            nearest = Some(*test);
+        }
+    }
     let mut hits = Vec::new();
-    for (depth, (frame, paths)) in app.iter().enumerate() {
+    for (depth, (frame, paths)) in app.iter().enumerate().take(MAX_FRAMES_PER_STACK) {
         let location = &frame.location;
         let weight = (base * FRAME_DECAY.powi(depth as i32)).max(MIN_FRAME_WEIGHT);
-        let caller_test = app[depth + 1..]
-            .iter()
-            .flat_map(|(_, paths)| paths.iter())
-            .find(|path| is_test_path(path));
+        let caller_test = caller_tests[depth];
         for path in paths {
             let position = if depth == 0 {
                 "deepest application frame".to_owned()
