@@ -470,3 +470,27 @@ fn working_diff_counts_edits_deletions_and_new_files_against_head() {
     assert_eq!((diff.insertions, diff.deletions), (7, 2));
     insta::assert_snapshot!("working_diff_patch", diff.patch);
 }
+
+#[test]
+fn restore_puts_head_back_on_the_branch_after_a_checkout() {
+    let (dir, repo) = fixture();
+    let git = Repository::open(dir.path()).unwrap();
+    let branch_before = git.head().unwrap().name().unwrap().to_owned();
+    let snapshot = repo.snapshot().unwrap();
+
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    git.branch("elsewhere", &head, false).unwrap();
+    git.set_head("refs/heads/elsewhere").unwrap();
+    assert_eq!(git.head().unwrap().name().unwrap(), "refs/heads/elsewhere");
+
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report,
+        RestoreReport {
+            head_restored: true,
+            ..RestoreReport::default()
+        }
+    );
+    let git = Repository::open(dir.path()).unwrap();
+    assert_eq!(git.head().unwrap().name().unwrap(), branch_before);
+}
