@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Odb, Oid, Repository};
@@ -39,11 +39,48 @@ enum Content {
     Blob(Oid),
 }
 
+/// Files whose status last changed at least this long before the snapshot started get a
+/// stat fingerprint: any later write or chmod sets their ctime to a later time, even on
+/// filesystems that keep whole seconds.
+const STAT_TRUST_MARGIN_SECS: i64 = 2;
+
+/// A file's identity and change time; equal values mean the file was not touched since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StatKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mode: u32,
+    ctime: i64,
+    ctime_nsec: i64,
+}
+
+impl StatKey {
+    fn of(meta: &fs::Metadata) -> StatKey {
+        StatKey {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mode: meta.mode(),
+            ctime: meta.ctime(),
+            ctime_nsec: meta.ctime_nsec(),
+        }
+    }
+}
+
 /// One snapshotted path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Entry {
-    File { content: Content, permissions: u32 },
-    Symlink { target: PathBuf },
+    File {
+        content: Content,
+        permissions: u32,
+        /// Set when the file was old enough at the snapshot for its ctime to prove it
+        /// untouched; restore then skips reading it.
+        stat: Option<StatKey>,
+    },
+    Symlink {
+        target: PathBuf,
+    },
 }
 
 /// Where HEAD pointed when the snapshot was taken.
@@ -94,6 +131,17 @@ impl RestoreReport {
 impl Repo {
     /// Capture every tracked and untracked-not-ignored file, the index and HEAD.
     pub fn snapshot(&self) -> Result<Snapshot, GitError> {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        self.snapshot_started_at(started)
+    }
+
+    /// [`Repo::snapshot`] as if it started at `started` (unix seconds); tests move it to
+    /// exercise the stat shortcut.
+    pub(crate) fn snapshot_started_at(&self, started: i64) -> Result<Snapshot, GitError> {
         let repo = self.git()?;
         let git_dir = repo.path().to_path_buf();
         let index = read_optional(&git_dir.join("index"))?;
@@ -127,9 +175,11 @@ impl Repo {
                         fs::read(&abs).map_err(io_err(format!("read {}", abs.display())))?,
                     ),
                 };
+                let old_enough = meta.ctime() < started - STAT_TRUST_MARGIN_SECS;
                 Entry::File {
                     content,
                     permissions: meta.permissions().mode() & PERMISSION_BITS,
+                    stat: old_enough.then(|| StatKey::of(&meta)),
                 }
             } else {
                 // A directory where a tracked file was: the file is absent, nothing to keep.
@@ -190,26 +240,26 @@ impl Snapshot {
         )))?;
         report.head_restored = self.restore_head(&repo)?;
         let mut emptied = BTreeSet::new();
-        // Ignore files the command added come out first: listing with them in place would
-        // hide what they ignore, and those files would survive the restore.
-        for only_ignore_files in [true, false] {
-            for path in not_ignored_raw(&repo)? {
-                let is_ignore_file = raw_path(&path).file_name() == Some(".gitignore".as_ref());
-                if self.entries.contains_key(&path) || (only_ignore_files && !is_ignore_file) {
-                    continue;
-                }
-                let rel = raw_path(&path);
-                let abs = self.root.join(rel);
-                match fs::symlink_metadata(&abs) {
-                    Ok(meta) if !meta.is_dir() => {
-                        fs::remove_file(&abs)
-                            .map_err(io_err(format!("remove {}", abs.display())))?;
-                        report.removed.push(lossy(&path));
-                        emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
-                    }
-                    _ => {}
-                }
+        let is_extra = |path: &Vec<u8>| !self.entries.contains_key(path);
+        let is_ignore_file =
+            |path: &Vec<u8>| raw_path(path).file_name() == Some(".gitignore".as_ref());
+        let mut extras: Vec<Vec<u8>> = not_ignored_raw(&repo)?
+            .into_iter()
+            .filter(is_extra)
+            .collect();
+        // Ignore files the command added come out first: listing with them in place hides
+        // what they ignore, and those files would survive the restore.
+        if extras.iter().any(is_ignore_file) {
+            for path in extras.iter().filter(|path| is_ignore_file(path)) {
+                self.remove_extra(path, &mut report, &mut emptied)?;
             }
+            extras = not_ignored_raw(&repo)?
+                .into_iter()
+                .filter(is_extra)
+                .collect();
+        }
+        for path in &extras {
+            self.remove_extra(path, &mut report, &mut emptied)?;
         }
         report.removed.sort();
         // Deepest first, so a parent is tried after its children.
@@ -229,6 +279,26 @@ impl Snapshot {
         }
         tracing::debug!(?report, "working tree restored");
         Ok(report)
+    }
+
+    /// Remove a file created since the snapshot, remembering its directories for pruning.
+    fn remove_extra(
+        &self,
+        path: &[u8],
+        report: &mut RestoreReport,
+        emptied: &mut BTreeSet<PathBuf>,
+    ) -> Result<(), GitError> {
+        let rel = raw_path(path);
+        let abs = self.root.join(rel);
+        match fs::symlink_metadata(&abs) {
+            Ok(meta) if !meta.is_dir() => {
+                fs::remove_file(&abs).map_err(io_err(format!("remove {}", abs.display())))?;
+                report.removed.push(lossy(path));
+                emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Put one path back if it differs, recording what was done.
@@ -268,8 +338,12 @@ impl Snapshot {
             Entry::File {
                 content,
                 permissions,
+                stat,
             } => {
                 if let Some(meta) = &current {
+                    if stat.is_some_and(|stat| stat == StatKey::of(meta)) {
+                        return Ok(());
+                    }
                     if meta.is_file() && self.same_content(&abs, content)? {
                         if meta.permissions().mode() & PERMISSION_BITS != *permissions {
                             set_permissions(&abs, *permissions)?;

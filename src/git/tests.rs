@@ -425,8 +425,14 @@ fn measure_snapshot_and_restore_of_ten_thousand_files() {
         .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
         .collect();
     let repo = init_with_files(dir.path(), &files, "many").unwrap();
+    // Files in a real checkout are older than the stat margin; pretend these are too.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60;
     let start = std::time::Instant::now();
-    let snapshot = repo.snapshot().unwrap();
+    let snapshot = repo.snapshot_started_at(later).unwrap();
     let taken = start.elapsed();
     for n in 0..100 {
         write(dir.path(), &format!("src/m{n}/f{n}.rs"), b"changed");
@@ -493,4 +499,31 @@ fn restore_puts_head_back_on_the_branch_after_a_checkout() {
     );
     let git = Repository::open(dir.path()).unwrap();
     assert_eq!(git.head().unwrap().name().unwrap(), branch_before);
+}
+
+#[test]
+fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
+    let (dir, repo) = fixture();
+    let path = dir.path().join("src/main.rs");
+    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    // As if the snapshot ran a minute from now: every file is old enough for the shortcut.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60;
+    let snapshot = repo.snapshot_started_at(later).unwrap();
+
+    fs::write(&path, b"fn main() {/}\n").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.rewritten, vec!["src/main.rs"]);
+    assert_eq!(fs::read(&path).unwrap(), b"fn main() {}\n");
+    // Untouched files were skipped by stat, and nothing else changed.
+    assert!(snapshot.restore().unwrap().is_noop());
 }
