@@ -24,10 +24,10 @@ pub struct Location {
     pub line: Option<u64>,
     /// 1-based column, when the output names one.
     pub column: Option<u64>,
-    /// What named it: `rust-panic`, `rust-backtrace`, `rust-doctest`, `rustc-error`, `rustc-warning`,
-    /// `python-traceback`, `pytest-node`, `pytest-failure`, `js-stack`, `node-assertion`,
-    /// `node-throw`, `jest-fail`, `go-test`, `go-panic`, `tsc-error`, `compiler-error` or
-    /// `compiler-warning`.
+    /// What named it: `rust-panic`, `rust-backtrace`, `rust-doctest`, `rustc-error`,
+    /// `rustc-warning`, `python-traceback`, `pytest-node`, `pytest-failure`, `js-stack`,
+    /// `node-assertion`, `node-throw`, `jest-fail`, `go-test`, `go-panic`, `tsc-error`,
+    /// `compiler-error` or `compiler-warning`.
     pub kind: String,
 }
 
