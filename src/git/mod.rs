@@ -1,11 +1,13 @@
 //! git2 helpers: repository discovery, clean-tree check, tracked files, exact snapshot and
-//! restore of the working tree, content fingerprints, scratch copies and fresh repositories.
+//! restore of the working tree, content fingerprints, diff against HEAD with statistics,
+//! scratch copies and fresh repositories.
 //!
 //! Nothing here pushes or talks to a remote; `publish` owns that. Submodules are left alone:
 //! their gitlink entries are not files, and nothing inside them is listed, snapshotted or
 //! restored.
 
 mod copy;
+mod diff;
 mod error;
 mod fingerprint;
 mod repo;
@@ -15,6 +17,7 @@ mod snapshot;
 mod tests;
 
 pub use copy::init_with_files;
+pub use diff::{FileStat, WorkingDiff};
 pub use error::GitError;
 pub use fingerprint::tree_fingerprint;
 pub use repo::Repo;

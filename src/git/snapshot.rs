@@ -1,8 +1,11 @@
 //! Exact snapshot and restore of the working tree, the index and HEAD.
 //!
-//! A snapshot holds every tracked and untracked-not-ignored file: its bytes (or, for large
-//! files whose bytes are exactly their index blob, only the blob id), its permission bits, or
-//! its symlink target. Restoring rewrites what changed, recreates what was deleted, removes
+//! A snapshot holds every tracked and untracked-not-ignored file: its permission bits and
+//! its bytes, or its symlink target. A tracked file whose bytes are exactly its index blob
+//! (checked by hashing the raw file, no filters) is kept as the blob id only, so memory grows
+//! with the change in the tree, not with the tree; the index is a reachability root for
+//! `git gc`, so those blobs outlive anything a command may do short of deleting objects by
+//! hand. Restoring rewrites what changed, recreates what was deleted, removes
 //! what was created (when not ignored) and the directories that left empty, and puts back the
 //! index file and HEAD. Ignored files (`target/`, `node_modules/`, `__pycache__/`) and
 //! everything under `.git/` other than the index, HEAD and the branch HEAD names are never
@@ -12,22 +15,18 @@
 //! and a directory that existed empty before the command only holds new files is pruned), and
 //! the contents of submodules.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Odb, Oid, Repository};
 use serde::Serialize;
 
 use super::error::{GitError, git_err, io_err};
 use super::repo::{Repo, lossy, not_ignored_raw, raw_path};
-
-/// Files at least this large whose bytes equal their index blob are stored as the blob id,
-/// so a snapshot of a repository with big tracked assets stays small. Smaller files are kept
-/// as bytes so restoring them never depends on the object database.
-const BLOB_REFERENCE_MIN_BYTES: u64 = 64 * 1024;
 
 /// Permission bits kept and restored (rwx for all, setuid, setgid, sticky).
 const PERMISSION_BITS: u32 = 0o7777;
@@ -40,11 +39,48 @@ enum Content {
     Blob(Oid),
 }
 
+/// Files whose status last changed at least this long before the snapshot started get a
+/// stat fingerprint: any later write or chmod sets their ctime to a later time, even on
+/// filesystems that keep whole seconds.
+const STAT_TRUST_MARGIN_SECS: i64 = 2;
+
+/// A file's identity and change time; equal values mean the file was not touched since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StatKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mode: u32,
+    ctime: i64,
+    ctime_nsec: i64,
+}
+
+impl StatKey {
+    fn of(meta: &fs::Metadata) -> StatKey {
+        StatKey {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mode: meta.mode(),
+            ctime: meta.ctime(),
+            ctime_nsec: meta.ctime_nsec(),
+        }
+    }
+}
+
 /// One snapshotted path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Entry {
-    File { content: Content, permissions: u32 },
-    Symlink { target: PathBuf },
+    File {
+        content: Content,
+        permissions: u32,
+        /// Set when the file was old enough at the snapshot for its ctime to prove it
+        /// untouched; restore then skips reading it.
+        stat: Option<StatKey>,
+    },
+    Symlink {
+        target: PathBuf,
+    },
 }
 
 /// Where HEAD pointed when the snapshot was taken.
@@ -95,6 +131,17 @@ impl RestoreReport {
 impl Repo {
     /// Capture every tracked and untracked-not-ignored file, the index and HEAD.
     pub fn snapshot(&self) -> Result<Snapshot, GitError> {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        self.snapshot_started_at(started)
+    }
+
+    /// [`Repo::snapshot`] as if it started at `started` (unix seconds); tests move it to
+    /// exercise the stat shortcut.
+    pub(crate) fn snapshot_started_at(&self, started: i64) -> Result<Snapshot, GitError> {
         let repo = self.git()?;
         let git_dir = repo.path().to_path_buf();
         let index = read_optional(&git_dir.join("index"))?;
@@ -118,19 +165,21 @@ impl Repo {
                     fs::read_link(&abs).map_err(io_err(format!("read link {}", abs.display())))?;
                 Entry::Symlink { target }
             } else if meta.is_file() {
-                let blob = index_oids.get(&path).copied().filter(|oid| {
-                    meta.len() >= BLOB_REFERENCE_MIN_BYTES
-                        && Oid::hash_file(ObjectType::Blob, &abs).ok() == Some(*oid)
-                });
+                let blob = index_oids
+                    .get(&path)
+                    .copied()
+                    .filter(|oid| Oid::hash_file(ObjectType::Blob, &abs).ok() == Some(*oid));
                 let content = match blob {
                     Some(oid) => Content::Blob(oid),
                     None => Content::Bytes(
                         fs::read(&abs).map_err(io_err(format!("read {}", abs.display())))?,
                     ),
                 };
+                let old_enough = meta.ctime() < started - STAT_TRUST_MARGIN_SECS;
                 Entry::File {
                     content,
                     permissions: meta.permissions().mode() & PERMISSION_BITS,
+                    stat: old_enough.then(|| StatKey::of(&meta)),
                 }
             } else {
                 // A directory where a tracked file was: the file is absent, nothing to keep.
@@ -163,11 +212,16 @@ impl Snapshot {
     /// Make the working tree, index and HEAD exactly as they were at the snapshot.
     pub fn restore(&self) -> Result<RestoreReport, GitError> {
         let mut report = RestoreReport::default();
+        let objects = Repository::open(&self.root).map_err(git_err(format!(
+            "open the repository at {}",
+            self.root.display()
+        )))?;
+        let odb = objects.odb().map_err(git_err("open the object database"))?;
         // Ignore rules first, so deciding what is "created since and not ignored" uses the
         // rules of the snapshot, not ones the command may have edited.
         for (path, entry) in &self.entries {
             if raw_path(path).file_name() == Some(".gitignore".as_ref()) {
-                self.restore_entry(path, entry, &mut report)?;
+                self.restore_entry(&odb, path, entry, &mut report)?;
             }
         }
         let index_path = self.git_dir.join("index");
@@ -186,21 +240,28 @@ impl Snapshot {
         )))?;
         report.head_restored = self.restore_head(&repo)?;
         let mut emptied = BTreeSet::new();
-        for path in not_ignored_raw(&repo)? {
-            if self.entries.contains_key(&path) {
-                continue;
+        let is_extra = |path: &Vec<u8>| !self.entries.contains_key(path);
+        let is_ignore_file =
+            |path: &Vec<u8>| raw_path(path).file_name() == Some(".gitignore".as_ref());
+        let mut extras: Vec<Vec<u8>> = not_ignored_raw(&repo)?
+            .into_iter()
+            .filter(is_extra)
+            .collect();
+        // Ignore files the command added come out first: listing with them in place hides
+        // what they ignore, and those files would survive the restore.
+        if extras.iter().any(is_ignore_file) {
+            for path in extras.iter().filter(|path| is_ignore_file(path)) {
+                self.remove_extra(path, &mut report, &mut emptied)?;
             }
-            let rel = raw_path(&path);
-            let abs = self.root.join(rel);
-            match fs::symlink_metadata(&abs) {
-                Ok(meta) if !meta.is_dir() => {
-                    fs::remove_file(&abs).map_err(io_err(format!("remove {}", abs.display())))?;
-                    report.removed.push(lossy(&path));
-                    emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
-                }
-                _ => {}
-            }
+            extras = not_ignored_raw(&repo)?
+                .into_iter()
+                .filter(is_extra)
+                .collect();
         }
+        for path in &extras {
+            self.remove_extra(path, &mut report, &mut emptied)?;
+        }
+        report.removed.sort();
         // Deepest first, so a parent is tried after its children.
         for dir in emptied.iter().rev() {
             if dir.as_os_str().is_empty() {
@@ -214,15 +275,36 @@ impl Snapshot {
         }
         report.removed_dirs.sort();
         for (path, entry) in &self.entries {
-            self.restore_entry(path, entry, &mut report)?;
+            self.restore_entry(&odb, path, entry, &mut report)?;
         }
         tracing::debug!(?report, "working tree restored");
         Ok(report)
     }
 
+    /// Remove a file created since the snapshot, remembering its directories for pruning.
+    fn remove_extra(
+        &self,
+        path: &[u8],
+        report: &mut RestoreReport,
+        emptied: &mut BTreeSet<PathBuf>,
+    ) -> Result<(), GitError> {
+        let rel = raw_path(path);
+        let abs = self.root.join(rel);
+        match fs::symlink_metadata(&abs) {
+            Ok(meta) if !meta.is_dir() => {
+                fs::remove_file(&abs).map_err(io_err(format!("remove {}", abs.display())))?;
+                report.removed.push(lossy(path));
+                emptied.extend(rel.ancestors().skip(1).map(Path::to_path_buf));
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Put one path back if it differs, recording what was done.
     fn restore_entry(
         &self,
+        odb: &Odb<'_>,
         path: &[u8],
         entry: &Entry,
         report: &mut RestoreReport,
@@ -256,8 +338,12 @@ impl Snapshot {
             Entry::File {
                 content,
                 permissions,
+                stat,
             } => {
                 if let Some(meta) = &current {
+                    if stat.is_some_and(|stat| stat == StatKey::of(meta)) {
+                        return Ok(());
+                    }
                     if meta.is_file() && self.same_content(&abs, content)? {
                         if meta.permissions().mode() & PERMISSION_BITS != *permissions {
                             set_permissions(&abs, *permissions)?;
@@ -271,7 +357,7 @@ impl Snapshot {
                 } else {
                     create_parent(&abs)?;
                 }
-                let bytes = self.bytes(content)?;
+                let bytes = blob_bytes(odb, content)?;
                 write_file(&abs, &bytes)?;
                 set_permissions(&abs, *permissions)?;
             }
@@ -291,20 +377,6 @@ impl Snapshot {
                 Ok(current == *bytes)
             }
             Content::Blob(oid) => Ok(Oid::hash_file(ObjectType::Blob, abs).ok() == Some(*oid)),
-        }
-    }
-
-    fn bytes(&self, content: &Content) -> Result<Vec<u8>, GitError> {
-        match content {
-            Content::Bytes(bytes) => Ok(bytes.clone()),
-            Content::Blob(oid) => {
-                let repo = Repository::open(&self.root).map_err(git_err("open the repository"))?;
-                let odb = repo.odb().map_err(git_err("open the object database"))?;
-                let object = odb
-                    .read(*oid)
-                    .map_err(git_err(format!("read blob {oid} to restore a file")))?;
-                Ok(object.data().to_vec())
-            }
         }
     }
 
@@ -344,6 +416,19 @@ impl Snapshot {
             }
         }
         Ok(moved)
+    }
+}
+
+/// The bytes a file must hold.
+fn blob_bytes<'c>(odb: &Odb<'_>, content: &'c Content) -> Result<Cow<'c, [u8]>, GitError> {
+    match content {
+        Content::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
+        Content::Blob(oid) => {
+            let object = odb
+                .read(*oid)
+                .map_err(git_err(format!("read blob {oid} to restore a file")))?;
+            Ok(Cow::Owned(object.data().to_vec()))
+        }
     }
 }
 

@@ -344,3 +344,181 @@ fn init_with_files_commits_as_efix_and_refuses_escaping_paths() {
     assert_eq!(err.to_string(), "write ../escape");
     assert!(!dir.path().join("escape").exists());
 }
+
+#[test]
+fn restore_handles_a_file_turned_into_a_directory_and_a_read_only_file() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    let before = tree_fingerprint(root).unwrap();
+    let snapshot = repo.snapshot().unwrap();
+
+    fs::remove_file(root.join("README.md")).unwrap();
+    write(root, "README.md/inner.txt", b"a directory now");
+    write(root, "src/main.rs", b"fn main() { broken }\n");
+    fs::set_permissions(root.join("src/main.rs"), fs::Permissions::from_mode(0o444)).unwrap();
+
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report,
+        RestoreReport {
+            rewritten: vec!["src/main.rs".into()],
+            recreated: vec!["README.md".into()],
+            removed: vec!["README.md/inner.txt".into()],
+            removed_dirs: vec!["README.md".into()],
+            ..RestoreReport::default()
+        }
+    );
+    assert_eq!(tree_fingerprint(root).unwrap(), before);
+}
+
+#[test]
+fn restore_removes_files_hidden_by_an_ignore_file_the_command_added() {
+    let (dir, repo) = fixture();
+    let before = tree_fingerprint(dir.path()).unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    write(dir.path(), "gen/.gitignore", b"*.out\n");
+    write(dir.path(), "gen/result.out", b"left behind?");
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.removed, vec!["gen/.gitignore", "gen/result.out"]);
+    assert_eq!(report.removed_dirs, vec!["gen"]);
+    assert_eq!(tree_fingerprint(dir.path()).unwrap(), before);
+    assert!(!dir.path().join("gen").exists());
+}
+
+#[test]
+fn restore_handles_names_that_are_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let (dir, repo) = fixture();
+    let name = OsStr::from_bytes(b"caf\xe9.txt");
+    fs::write(dir.path().join(name), b"latin-1 name").unwrap();
+    let snapshot = repo.snapshot().unwrap();
+    fs::remove_file(dir.path().join(name)).unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.recreated, vec!["caf\u{fffd}.txt"]);
+    assert_eq!(fs::read(dir.path().join(name)).unwrap(), b"latin-1 name");
+}
+
+/// Timings for the report, not assertions: run with
+/// `cargo test --release --lib -- --ignored --nocapture measure_`.
+#[test]
+#[ignore = "measurement, prints timings"]
+#[expect(clippy::print_stderr, reason = "a measurement reports its numbers")]
+fn measure_snapshot_and_restore_of_ten_thousand_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let contents: Vec<(String, Vec<u8>)> = (0..10_000)
+        .map(|n| {
+            (
+                format!("src/m{}/f{n}.rs", n % 100),
+                format!("// file {n}\n").repeat(40).into_bytes(),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = contents
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let repo = init_with_files(dir.path(), &files, "many").unwrap();
+    // Files in a real checkout are older than the stat margin; pretend these are too.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60;
+    let start = std::time::Instant::now();
+    let snapshot = repo.snapshot_started_at(later).unwrap();
+    let taken = start.elapsed();
+    for n in 0..100 {
+        write(dir.path(), &format!("src/m{n}/f{n}.rs"), b"changed");
+        write(dir.path(), &format!("new/{n}.rs"), b"new");
+    }
+    let start = std::time::Instant::now();
+    let report = snapshot.restore().unwrap();
+    let restored = start.elapsed();
+    let start = std::time::Instant::now();
+    let fingerprint = tree_fingerprint(dir.path()).unwrap();
+    let fingerprinted = start.elapsed();
+    eprintln!(
+        "10000 files: snapshot {taken:?}, restore of 100 edits + 100 creations {restored:?} \
+         ({} rewritten, {} removed), fingerprint {fingerprinted:?} ({} entries)",
+        report.rewritten.len(),
+        report.removed.len(),
+        fingerprint.len()
+    );
+}
+
+#[test]
+fn working_diff_counts_edits_deletions_and_new_files_against_head() {
+    let (dir, repo) = fixture();
+    assert_eq!(repo.working_diff().unwrap(), WorkingDiff::default());
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        b"pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    fs::remove_file(root.join("README.md")).unwrap();
+    write(
+        root,
+        "tests/add.rs",
+        b"#[test]\nfn adds() {\n    assert_eq!(demo::add(1, 2), 3);\n}\n",
+    );
+    write(root, "logo.png", b"\x89PNG\r\n\x1a\n\0\0\0binary");
+    write(root, "target/ignored.rs", b"not part of the change\n");
+    let diff = repo.working_diff().unwrap();
+    insta::assert_json_snapshot!("working_diff_files", diff.files);
+    assert_eq!((diff.insertions, diff.deletions), (7, 2));
+    insta::assert_snapshot!("working_diff_patch", diff.patch);
+}
+
+#[test]
+fn restore_puts_head_back_on_the_branch_after_a_checkout() {
+    let (dir, repo) = fixture();
+    let git = Repository::open(dir.path()).unwrap();
+    let branch_before = git.head().unwrap().name().unwrap().to_owned();
+    let snapshot = repo.snapshot().unwrap();
+
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    git.branch("elsewhere", &head, false).unwrap();
+    git.set_head("refs/heads/elsewhere").unwrap();
+    assert_eq!(git.head().unwrap().name().unwrap(), "refs/heads/elsewhere");
+
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report,
+        RestoreReport {
+            head_restored: true,
+            ..RestoreReport::default()
+        }
+    );
+    let git = Repository::open(dir.path()).unwrap();
+    assert_eq!(git.head().unwrap().name().unwrap(), branch_before);
+}
+
+#[test]
+fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
+    let (dir, repo) = fixture();
+    let path = dir.path().join("src/main.rs");
+    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    // As if the snapshot ran a minute from now: every file is old enough for the shortcut.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60;
+    let snapshot = repo.snapshot_started_at(later).unwrap();
+
+    fs::write(&path, b"fn main() {/}\n").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.rewritten, vec!["src/main.rs"]);
+    assert_eq!(fs::read(&path).unwrap(), b"fn main() {}\n");
+    // Untouched files were skipped by stat, and nothing else changed.
+    assert!(snapshot.restore().unwrap().is_noop());
+}

@@ -1,10 +1,12 @@
 //! Locations named in failure output: panics, stack frames, tracebacks, compiler errors, test
 //! summaries. Pure text parsing; mapping to tracked files happens in `resolve`.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Lines longer than this are cut (at a character boundary) before matching; failure output
 /// sometimes carries minified code or base64 on one line.
@@ -14,7 +16,7 @@ const MAX_LINE_BYTES: usize = 2048;
 const MAX_LOCATIONS: usize = 4096;
 
 /// A place in a file named by failure output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Location {
     /// The path as written in the output (absolute, relative, or a `file://` URL's path).
     pub path: String,
@@ -22,9 +24,10 @@ pub struct Location {
     pub line: Option<u64>,
     /// 1-based column, when the output names one.
     pub column: Option<u64>,
-    /// What named it: `rust-panic`, `rust-backtrace`, `rustc-error`, `python-traceback`,
-    /// `pytest-node`, `pytest-failure`, `js-stack`, `node-assertion`, `jest-fail`, `go-test`,
-    /// `go-panic`, `tsc-error` or `compiler-error`.
+    /// What named it: `rust-panic`, `rust-backtrace`, `rust-doctest`, `rustc-error`,
+    /// `rustc-warning`, `python-traceback`, `pytest-node`, `pytest-failure`, `js-stack`,
+    /// `node-assertion`, `node-throw`, `jest-fail`, `go-test`, `go-panic`, `tsc-error`,
+    /// `compiler-error` or `compiler-warning`.
     pub kind: String,
 }
 
@@ -46,7 +49,7 @@ struct Pattern {
 
 /// Patterns in priority order; the first that matches a line wins.
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let specs: [(&str, String); 14] = [
+    let specs: [(&str, String); 17] = [
         // Rust 1.73+: `thread 'x' panicked at src/lib.rs:12:5:`.
         (
             "rust-panic",
@@ -83,6 +86,16 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             "node-assertion",
             format!(r"^\s*location: '(?:file://)?(?P<path>{PATH}):(?P<line>\d+):(?P<col>\d+)'"),
         ),
+        // tsc --pretty: `src/a.ts:3:5 - error TS2304: ...`.
+        (
+            "tsc-error",
+            format!(r"^(?P<path>{PATH}):(?P<line>\d+):(?P<col>\d+) - error TS\d+"),
+        ),
+        // Rust doctests: `---- src/lib.rs - add (line 5) stdout ----`.
+        (
+            "rust-doctest",
+            format!(r"^---- (?P<path>{PATH}\.rs) - .*\(line (?P<line>\d+)\) stdout ----"),
+        ),
         (
             "tsc-error",
             format!(r"^(?P<path>{PATH})\((?P<line>\d+),(?P<col>\d+)\): error TS\d+"),
@@ -100,20 +113,28 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // pytest short summary and mypy: `tests/test_a.py:12: AssertionError`.
         (
             "pytest-failure",
-            format!(r"^(?P<path>{PATH}\.py):(?P<line>\d+): "),
+            format!(r"^(?P<path>{PATH}\.py):(?P<line>\d+):(?: |$)"),
         ),
         (
             "pytest-node",
             r"(?:^|\s)(?P<path>[\w./-]+\.py)::[\w\[\]().,:/ -]*[\w\]]".to_owned(),
         ),
+        // jest `FAIL src/a.test.js`, vitest ` FAIL  src/a.test.ts > suite > name`.
         (
             "jest-fail",
-            format!(r"^\s*FAIL\s+(?P<path>{PATH})\s*(?:\(|$)"),
+            format!(r"^\s*FAIL\s+(?P<path>{PATH}\.[A-Za-z]+)(?:\s|$)"),
         ),
         // gcc, clang, go build, eslint unix format: `src/a.c:3:9: error: ...`.
         (
             "compiler-error",
-            format!(r"^(?P<path>{PATH}\.[A-Za-z0-9]+):(?P<line>\d+):(?P<col>\d+):"),
+            format!(
+                r"^(?P<path>{PATH}\.[A-Za-z0-9]+):(?P<line>\d+):(?P<col>\d+):(?P<severity> (?:warning|note))?"
+            ),
+        ),
+        // Node's uncaught-exception header: `/abs/src/a.js:10` above the source line.
+        (
+            "node-throw",
+            format!(r"^(?P<path>/{PATH}\.(?:[cm]?[jt]s|[jt]sx)):(?P<line>\d+)\s*$"),
         ),
     ];
     specs
@@ -140,13 +161,23 @@ pub fn extract_locations(text: &str) -> Vec<Location> {
 /// Locations with the output line they came from.
 pub(crate) fn extract(text: &str) -> Vec<Found> {
     let mut found = Vec::new();
+    // rustc prints `warning: ...` or `error[E...]: ...` above each `-->` line.
+    let mut in_warning = false;
     for (index, line) in text.lines().enumerate() {
+        if line.starts_with("warning") {
+            in_warning = true;
+        } else if line.starts_with("error") {
+            in_warning = false;
+        }
         if found.len() >= MAX_LOCATIONS {
             tracing::debug!(limit = MAX_LOCATIONS, "location limit reached");
             break;
         }
-        let line = clip(line);
-        if let Some(location) = match_line(line) {
+        let line = strip_ansi(clip(line));
+        if let Some(mut location) = match_line(&line) {
+            if in_warning && location.kind == "rustc-error" {
+                location.kind = "rustc-warning".to_owned();
+            }
             found.push(Found {
                 location,
                 output_line: index,
@@ -168,6 +199,7 @@ fn match_line(line: &str) -> Option<Location> {
         let kind = match pattern.kind {
             "at-frame" if path.ends_with(".rs") => "rust-backtrace",
             "at-frame" => "js-stack",
+            "compiler-error" if caps.name("severity").is_some() => "compiler-warning",
             kind => kind,
         };
         return Some(Location {
@@ -180,7 +212,18 @@ fn match_line(line: &str) -> Option<Location> {
     None
 }
 
-fn clip(line: &str) -> &str {
+/// The line without terminal colour and style escapes (runners colour their output when
+/// they think they talk to a terminal).
+pub(crate) fn strip_ansi(line: &str) -> Cow<'_, str> {
+    static ANSI: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").ok());
+    match ANSI.as_ref() {
+        Some(ansi) if line.contains('\x1b') => ansi.replace_all(line, ""),
+        _ => Cow::Borrowed(line),
+    }
+}
+
+pub(crate) fn clip(line: &str) -> &str {
     if line.len() <= MAX_LINE_BYTES {
         return line;
     }

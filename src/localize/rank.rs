@@ -18,9 +18,13 @@ use super::search::{Hit, Reader, failing_test_hits, identifier_hits, quoted_iden
 /// Frames of one stack are at most this many output lines apart (Python prints a source
 /// line between frames, Rust backtraces a symbol line).
 const STACK_LINE_GAP: usize = 4;
+/// pytest prints a frame's source and locals between its `path:line:` frames.
+const PYTEST_FRAME_GAP: usize = 60;
 /// Each frame further from the deepest application frame weighs this fraction of the one
 /// below it.
 const FRAME_DECAY: f64 = 0.6;
+/// Only this many application frames of a stack, deepest first, become hits.
+const MAX_FRAMES_PER_STACK: usize = 64;
 /// No frame weighs less than this.
 const MIN_FRAME_WEIGHT: f64 = 5.0;
 /// Bonus for a non-test file whose frame lies below a test file's frame in the same stack.
@@ -37,7 +41,9 @@ const MAX_REASONS: usize = 10;
 pub struct Candidate {
     /// Repository-relative path of a tracked file.
     pub path: String,
-    /// Sum of the evidence weights, with diminishing returns; only the order is meaningful.
+    /// The strongest evidence's weight plus a fifth of the others' (at most doubling it);
+    /// several hits that only say "holds a failing test" count once. Only the order is
+    /// meaningful.
     pub score: f64,
     /// Lines named in the failure output, or found by the searches (test and identifier
     /// definitions), 1-based, ascending.
@@ -54,6 +60,8 @@ fn stack_weight(kind: &str) -> Option<f64> {
         "js-stack" => Some(85.0),
         "go-panic" => Some(85.0),
         "rust-backtrace" => Some(70.0),
+        // pytest's long report lists a failure's frames, test first, as `path:line: Error`.
+        "pytest-failure" => Some(75.0),
         _ => None,
     }
 }
@@ -61,12 +69,13 @@ fn stack_weight(kind: &str) -> Option<f64> {
 /// Weight of a single (non-stack) location, by kind.
 fn location_weight(kind: &str) -> f64 {
     match kind {
-        "rust-panic" => 100.0,
-        "rustc-error" | "tsc-error" => 90.0,
-        "compiler-error" => 85.0,
-        "go-test" => 80.0,
-        "pytest-failure" => 75.0,
+        // A compile error is as definite as a panic: the code does not build right there.
+        "rust-panic" | "rustc-error" | "tsc-error" => 100.0,
+        "compiler-error" => 95.0,
+        "go-test" | "node-throw" | "rust-doctest" => 80.0,
         "node-assertion" => 70.0,
+        // Warnings rarely cause a failure; they only break ties.
+        "rustc-warning" | "compiler-warning" => 10.0,
         _ => 45.0,
     }
 }
@@ -108,10 +117,15 @@ fn location_hits(index: &PathIndex<'_>, found: &[Found]) -> Vec<Hit> {
             i += 1;
             continue;
         };
+        let gap = if kind == "pytest-failure" {
+            PYTEST_FRAME_GAP
+        } else {
+            STACK_LINE_GAP
+        };
         let mut end = i + 1;
         while end < found.len()
             && found[end].location.kind == kind
-            && found[end].output_line - found[end - 1].output_line <= STACK_LINE_GAP
+            && found[end].output_line - found[end - 1].output_line <= gap
         {
             end += 1;
         }
@@ -131,6 +145,7 @@ fn single_hits(index: &PathIndex<'_>, found: &Found) -> Vec<Hit> {
             path: (*path).to_owned(),
             line: location.line,
             weight,
+            names_failing_test: matches!(location.kind.as_str(), "jest-fail" | "pytest-node"),
             reason: format!(
                 "{} at {}{}",
                 location.kind,
@@ -145,7 +160,10 @@ fn single_hits(index: &PathIndex<'_>, found: &Found) -> Vec<Hit> {
 fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
     let mut ordered: Vec<&Found> = frames.iter().collect();
     // Python prints the most recent call last; the others print it first.
-    if frames[0].location.kind == "python-traceback" {
+    if matches!(
+        frames[0].location.kind.as_str(),
+        "python-traceback" | "pytest-failure"
+    ) {
         ordered.reverse();
     }
     let app: Vec<(&Found, Vec<&str>)> = ordered
@@ -153,14 +171,21 @@ fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
         .map(|frame| (frame, index.resolve(&frame.location.path)))
         .filter(|(_, paths)| !paths.is_empty())
         .collect();
+    // The nearest test file above each frame, in one pass from the top (recursion errors
+    // print stacks of a thousand frames).
+    let mut caller_tests: Vec<Option<&str>> = vec![None; app.len()];
+    let mut nearest = None;
+    for depth in (0..app.len()).rev() {
+        caller_tests[depth] = nearest;
+        if let Some(test) = app[depth].1.iter().find(|path| is_test_path(path)) {
+            nearest = Some(*test);
+        }
+    }
     let mut hits = Vec::new();
-    for (depth, (frame, paths)) in app.iter().enumerate() {
+    for (depth, (frame, paths)) in app.iter().enumerate().take(MAX_FRAMES_PER_STACK) {
         let location = &frame.location;
         let weight = (base * FRAME_DECAY.powi(depth as i32)).max(MIN_FRAME_WEIGHT);
-        let caller_test = app[depth + 1..]
-            .iter()
-            .flat_map(|(_, paths)| paths.iter())
-            .find(|path| is_test_path(path));
+        let caller_test = caller_tests[depth];
         for path in paths {
             let position = if depth == 0 {
                 "deepest application frame".to_owned()
@@ -183,6 +208,7 @@ fn stack_hits(index: &PathIndex<'_>, frames: &[Found], base: f64) -> Vec<Hit> {
                 line: location.line,
                 weight,
                 reason,
+                names_failing_test: false,
             });
         }
     }
@@ -217,18 +243,25 @@ fn aggregate(hits: Vec<Hit>) -> Vec<Candidate> {
             // Stable: equal weights keep the order the output named them in.
             hits.sort_by(|a, b| b.weight.total_cmp(&a.weight));
             let best = hits.first().map_or(0.0, |hit| hit.weight);
-            let rest: f64 = hits.iter().skip(1).map(|hit| hit.weight).sum();
-            let score = round1(best + (rest * EXTRA_EVIDENCE_FACTOR).min(best));
-            let mut lines: Vec<u64> = hits.iter().filter_map(|hit| hit.line).collect();
-            lines.sort_unstable();
-            lines.dedup();
+            let mut test_named = false;
+            let mut rest = 0.0;
             let mut reasons: Vec<String> = Vec::new();
-            for hit in &hits {
-                let reason = format!("{} (+{})", hit.reason, round1(hit.weight));
+            for (i, hit) in hits.iter().enumerate() {
+                let repeat = hit.names_failing_test && test_named;
+                test_named |= hit.names_failing_test;
+                if i > 0 && !repeat {
+                    rest += hit.weight;
+                }
+                let note = if repeat { ", already counted" } else { "" };
+                let reason = format!("{} (+{}{note})", hit.reason, round1(hit.weight));
                 if !reasons.contains(&reason) {
                     reasons.push(reason);
                 }
             }
+            let score = round1(best + (rest * EXTRA_EVIDENCE_FACTOR).min(best));
+            let mut lines: Vec<u64> = hits.iter().filter_map(|hit| hit.line).collect();
+            lines.sort_unstable();
+            lines.dedup();
             if reasons.len() > MAX_REASONS {
                 let more = reasons.len() - MAX_REASONS;
                 reasons.truncate(MAX_REASONS);

@@ -39,7 +39,9 @@ const MAX_AMBIGUOUS: usize = 3;
 
 /// Tracked files indexed by file name.
 pub(crate) struct PathIndex<'a> {
-    root: String,
+    /// The root as given and, when different, as the filesystem resolves it (output may
+    /// print either).
+    roots: Vec<String>,
     tracked: BTreeSet<&'a str>,
     by_name: HashMap<&'a str, Vec<&'a str>>,
 }
@@ -54,9 +56,15 @@ impl<'a> PathIndex<'a> {
         for paths in by_name.values_mut() {
             paths.sort_unstable();
         }
-        let root = repo_root.to_string_lossy().trim_end_matches('/').to_owned();
+        let mut roots = vec![repo_root.to_string_lossy().trim_end_matches('/').to_owned()];
+        if let Ok(canonical) = repo_root.canonicalize() {
+            let canonical = canonical.to_string_lossy().trim_end_matches('/').to_owned();
+            if !roots.contains(&canonical) {
+                roots.push(canonical);
+            }
+        }
         PathIndex {
-            root,
+            roots,
             tracked: tracked_files.iter().map(String::as_str).collect(),
             by_name,
         }
@@ -69,8 +77,8 @@ impl<'a> PathIndex<'a> {
             return Vec::new();
         }
         let absolute = raw.starts_with('/');
-        let relative = match raw.strip_prefix(&self.root) {
-            Some(rest) if absolute && rest.starts_with('/') => rest.trim_start_matches('/'),
+        let relative = match self.strip_root(raw) {
+            Some(rest) if absolute => rest,
             _ => raw,
         };
         let relative = normalize(relative);
@@ -109,9 +117,19 @@ impl<'a> PathIndex<'a> {
         matches
     }
 
+    /// The part of `raw` below the repository root, if it is below it.
+    fn strip_root<'r>(&self, raw: &'r str) -> Option<&'r str> {
+        self.roots.iter().find_map(|root| {
+            raw.strip_prefix(root.as_str())
+                .filter(|rest| rest.starts_with('/'))
+                .map(|rest| rest.trim_start_matches('/'))
+        })
+    }
+
     fn under_root(&self, raw: &str) -> bool {
-        raw.strip_prefix(&self.root)
-            .is_some_and(|rest| rest.starts_with('/') && !rest.contains("/node_modules/"))
+        self.strip_root(raw).is_some_and(|rest| {
+            !rest.starts_with("node_modules/") && !rest.contains("/node_modules/")
+        })
     }
 }
 

@@ -1,8 +1,9 @@
 //! Searches in tracked files: failing test names to the files that define them, and
 //! identifiers quoted in error messages to the files that define or use them.
 //!
-//! Reading is bounded: files over [`MAX_FILE_BYTES`] are skipped, and at most
-//! [`MAX_FILES_READ`] files and [`MAX_TOTAL_BYTES`] bytes are read per localization.
+//! Work is bounded: files over [`MAX_FILE_BYTES`] are skipped, at most [`MAX_FILES_READ`]
+//! files and [`MAX_TOTAL_BYTES`] bytes are read per localization, and at most
+//! [`MAX_FAILING_TESTS`] test names and [`MAX_IDENTIFIERS`] identifiers are searched.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::extract::{clip, strip_ansi};
 use super::resolve::{PathIndex, is_test_path};
 
 /// Files larger than this are never read (generated code, fixtures, bundles).
@@ -26,6 +28,8 @@ const FAILING_TEST_MODULE_WEIGHT: f64 = 55.0;
 const IDENTIFIER_DEFINITION_WEIGHT: f64 = 40.0;
 /// Weight of a file merely using such an identifier.
 const IDENTIFIER_USE_WEIGHT: f64 = 15.0;
+/// At most this many failing test names are mapped (each may scan every cached file).
+const MAX_FAILING_TESTS: usize = 50;
 /// At most this many identifiers from error messages are searched.
 const MAX_IDENTIFIERS: usize = 8;
 /// At most this many files are kept per searched name.
@@ -44,6 +48,9 @@ pub(crate) struct Hit {
     pub line: Option<u64>,
     pub weight: f64,
     pub reason: String,
+    /// The hit only says "this file holds a failing test"; several such hits on one file
+    /// are one fact and count once.
+    pub names_failing_test: bool,
 }
 
 /// Reads tracked files within the bounds, caching contents.
@@ -96,7 +103,7 @@ pub(crate) fn failing_test_hits(
     failing_tests: &[String],
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
-    for test in failing_tests {
+    for test in failing_tests.iter().take(MAX_FAILING_TESTS) {
         let test = test.trim();
         if let Some((file, _)) = test.split_once("::")
             && file.ends_with(".py")
@@ -106,10 +113,25 @@ pub(crate) fn failing_test_hits(
                     path: path.to_owned(),
                     line: None,
                     weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
                     reason: format!("holds failing test {test}"),
                 });
             }
             continue;
+        }
+        // A runner that names failing test files (jest, vitest, node:test, TAP).
+        if test.contains('.') && !test.contains(char::is_whitespace) {
+            let paths = index.resolve(test);
+            if !paths.is_empty() {
+                hits.extend(paths.into_iter().map(|path| Hit {
+                    path: path.to_owned(),
+                    line: None,
+                    weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
+                    reason: format!("is failing test file {test}"),
+                }));
+                continue;
+            }
         }
         if let Some(name) = go_test_name(test) {
             let files = tracked.iter().filter(|path| path.ends_with("_test.go"));
@@ -160,6 +182,7 @@ pub(crate) fn failing_test_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: FAILING_TEST_WEIGHT,
+                    names_failing_test: true,
                     reason: format!("defines failing test {test:?} at line {line}"),
                 });
             }
@@ -210,8 +233,9 @@ pub(crate) fn quoted_identifiers(output: &str) -> Vec<(String, &'static str)> {
         if found.len() >= MAX_IDENTIFIERS {
             break;
         }
+        let line = strip_ansi(clip(line));
         for (kind, regex) in PATTERNS.iter() {
-            if let Some(ident) = regex.captures(line).and_then(|caps| caps.get(1))
+            if let Some(ident) = regex.captures(&line).and_then(|caps| caps.get(1))
                 && ident.as_str().len() >= 2
                 && seen.insert(ident.as_str().to_owned())
             {
@@ -257,6 +281,7 @@ pub(crate) fn identifier_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: IDENTIFIER_DEFINITION_WEIGHT,
+                    names_failing_test: false,
                     reason: format!("defines `{ident}` ({kind} in the output) at line {line}"),
                 });
             } else if let Some(line) = word_line(content, ident) {
@@ -264,6 +289,7 @@ pub(crate) fn identifier_hits(
                     path: path.clone(),
                     line: Some(line),
                     weight: IDENTIFIER_USE_WEIGHT,
+                    names_failing_test: false,
                     reason: format!("uses `{ident}` ({kind} in the output) at line {line}"),
                 });
             }
@@ -307,6 +333,7 @@ fn definitions<'t>(
                     FAILING_TEST_WEIGHT
                 },
                 reason: reason(line),
+                names_failing_test: true,
             });
             if hits.len() >= MAX_FILES_PER_NAME {
                 break;
