@@ -8,9 +8,11 @@ type Parser = fn(&[String]) -> Option<(Signal, TestReport)>;
 
 /// The parsers in tie-break order: when two formats give the same signal strength, the
 /// earlier, more distinctive one wins.
+///
+/// nextest comes before libtest because it embeds libtest's output of failing tests.
 const PARSERS: &[Parser] = &[
-    cargo::parse_libtest,
     cargo::parse_nextest,
+    cargo::parse_libtest,
     pytest::parse,
     gotest::parse_json,
     gotest::parse,

@@ -26,3 +26,6 @@ pub use compare::{Comparison, compare};
 pub use detect::parse;
 pub use junit::parse_junit_xml;
 pub use model::{TestCase, TestReport, TestStatus};
+
+#[cfg(test)]
+mod fixture_tests;

@@ -156,6 +156,32 @@ impl Builder {
         }
     }
 
+    /// Remove entries that only group other tests (`suite` when `suite > test` exists): their
+    /// status is their children's, and counting them would report one failure twice.
+    pub(crate) fn drop_containers(&mut self, separator: &str) {
+        let names: Vec<String> = self
+            .tests
+            .iter()
+            .map(|case| format!("{}{separator}", case.name))
+            .collect();
+        let is_container: Vec<bool> = names
+            .iter()
+            .map(|prefix| {
+                self.tests
+                    .iter()
+                    .any(|case| case.name.starts_with(prefix.as_str()))
+            })
+            .collect();
+        let mut flags = is_container.into_iter();
+        self.tests.retain(|_| !flags.next().unwrap_or(false));
+        self.index = self
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(at, case)| ((case.file.clone(), case.name.clone()), at))
+            .collect();
+    }
+
     pub(crate) fn add_summary(&mut self, counts: Counts) {
         self.summary.get_or_insert_with(Counts::default).add(counts);
     }

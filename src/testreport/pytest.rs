@@ -75,7 +75,7 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
         return None;
     }
     let mut parsed = builder.into_parsed()?;
-    parsed.1.lists_passed = verbose_seen;
+    parsed.1.lists_passed = verbose_seen || parsed.1.passed == 0;
     Some(parsed)
 }
 

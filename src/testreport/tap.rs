@@ -23,7 +23,21 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut counts = Counts::default();
     let mut totals = false;
     let mut parents: Vec<(usize, String)> = Vec::new();
+    let mut in_yaml = false;
     for line in lines {
+        // YAML diagnostics blocks (`---` ... `...`) hold error text, never results.
+        match line.trim() {
+            "---" if !in_yaml => {
+                in_yaml = true;
+                continue;
+            }
+            "..." if in_yaml => {
+                in_yaml = false;
+                continue;
+            }
+            _ if in_yaml => continue,
+            _ => {}
+        }
         if TAP_HEADER.is_match(line) {
             header = true;
         } else if let Some(caps) = TAP_SUBTEST.captures(line) {
@@ -70,6 +84,7 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
     } else if !header {
         return None;
     }
+    builder.drop_containers(" > ");
     builder.into_parsed()
 }
 
@@ -106,7 +121,11 @@ pub(crate) fn parse_node_spec(lines: &[String]) -> Option<(Signal, TestReport)> 
             let depth = indent(line);
             suites.retain(|(at, _)| *at < depth);
             let skipped = DIRECTIVE.is_match(text.as_str());
-            let text = DIRECTIVE.replace(text.as_str(), "");
+            // Skips and todos carry their reason after ` # `, e.g. `# SKIP` or `# not yet`.
+            let text = match text.as_str().split_once(" # ") {
+                Some((head, _)) => head.to_owned(),
+                None => text.as_str().to_owned(),
+            };
             let title = strip_duration(&text);
             if mark.as_str() == "▶" {
                 // A suite is printed when it starts and again, with its duration, when it ends.
@@ -130,5 +149,6 @@ pub(crate) fn parse_node_spec(lines: &[String]) -> Option<(Signal, TestReport)> 
         return None;
     }
     builder.add_summary(counts);
+    builder.drop_containers(" > ");
     builder.into_parsed()
 }
