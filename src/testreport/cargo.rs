@@ -15,6 +15,10 @@ static RESULT: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured")
 });
 static TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s+(.+)$"));
+/// A test whose result never came: printed as `test NAME ... ` before its thread died.
+static STARTED: LazyLock<Regex> = LazyLock::new(|| re(r"^test (.+?) \.\.\. ?$"));
+static OVERFLOW: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^thread '(.+?)' has overflowed its stack"));
 static FAILURE_SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
 static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line \d+\)"));
 static HASHED_BINARY: LazyLock<Regex> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
@@ -32,18 +36,29 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut seen_in_block: HashMap<String, u32> = HashMap::new();
     let mut in_failure_list = false;
     let mut listed_any = false;
+    let mut open = OpenBlock::default();
+    let mut file: Option<String> = None;
     for line in lines {
         if RUNNING.is_match(line) {
+            open.close(&mut builder, file.as_deref());
             block = Some(block.map_or(0, |at| at + 1));
             seen_in_block.clear();
             in_failure_list = false;
+            open = OpenBlock {
+                started: true,
+                ..OpenBlock::default()
+            };
+            file = match (pair_targets, block) {
+                (true, Some(at)) => targets.get(at).cloned().flatten(),
+                _ => None,
+            };
             continue;
         }
-        let file = match (pair_targets, block) {
-            (true, Some(at)) => targets.get(at).cloned().flatten(),
-            _ => None,
-        };
-        if let Some(caps) = TEST_LINE.captures(line) {
+        if let Some(name) = STARTED.captures(line).and_then(|caps| caps.get(1)) {
+            open.unfinished.push(test_name(name.as_str()));
+        } else if let Some(name) = OVERFLOW.captures(line).and_then(|caps| caps.get(1)) {
+            open.unfinished.push(test_name(name.as_str()));
+        } else if let Some(caps) = TEST_LINE.captures(line) {
             let (Some(name), Some(outcome)) = (caps.get(1), caps.get(2)) else {
                 continue;
             };
@@ -55,7 +70,8 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             };
             let name = unique_name(&mut seen_in_block, &test_name(name.as_str()));
             builder.record(file.as_deref(), &name, status);
-            listed_any = true;
+            open.tally(status);
+            listed_any |= status == TestStatus::Passed;
         } else if let Some(name) = FAILURE_SECTION.captures(line).and_then(|caps| caps.get(1)) {
             // What follows is the test's own output, not the list of names.
             in_failure_list = false;
@@ -70,6 +86,7 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             builder.record_new(file.as_deref(), &test_name(line.trim()), TestStatus::Failed);
         } else if let Some(caps) = RESULT.captures(line) {
             in_failure_list = false;
+            open.started = false;
             let number = |at: usize| {
                 caps.get(at)
                     .and_then(|m| m.as_str().parse::<u64>().ok())
@@ -87,12 +104,51 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             in_failure_list = false;
         }
     }
+    open.close(&mut builder, file.as_deref());
     if block.is_none() && !builder.has_summary() {
         return None;
     }
     let mut report = builder.finish();
     report.lists_passed = listed_any || report.passed == 0;
     Some((Signal::Summary, report))
+}
+
+/// The test block being read, until its `test result:` line.
+#[derive(Default)]
+struct OpenBlock {
+    /// Inside a block whose result line has not been seen yet.
+    started: bool,
+    counts: Counts,
+    /// Tests that started (or whose thread died) without a result line.
+    unfinished: Vec<String>,
+}
+
+impl OpenBlock {
+    fn tally(&mut self, status: TestStatus) {
+        match status {
+            TestStatus::Passed => self.counts.passed += 1,
+            TestStatus::Failed => self.counts.failed += 1,
+            TestStatus::Skipped => self.counts.skipped += 1,
+        }
+    }
+
+    /// A block that ends without `test result:` is a test binary that died (stack overflow,
+    /// abort, signal): what it reported still counts, the tests it was running failed, and the
+    /// crash itself is an error, so the run never reads as "no tests ran".
+    fn close(&mut self, builder: &mut Builder, file: Option<&str>) {
+        if !self.started {
+            return;
+        }
+        self.started = false;
+        for name in self.unfinished.drain(..) {
+            if builder.status_of(file, &name).is_none() {
+                builder.record(file, &name, TestStatus::Failed);
+                self.counts.failed += 1;
+            }
+        }
+        self.counts.errors += 1;
+        builder.add_summary(self.counts);
+    }
 }
 
 /// One label per test block, in order: the target source (`src/lib.rs`, `tests/cli.rs`) for

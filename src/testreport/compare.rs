@@ -42,16 +42,21 @@ pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
     let before_map = index(before);
     let after_map = index(after);
     let mut out = Comparison::default();
-    for (id, was) in &before_map {
-        if *was != TestStatus::Failed {
+    for case in &before.tests {
+        if case.status != TestStatus::Failed {
             continue;
         }
-        match after_map.get(id) {
-            Some(TestStatus::Passed) => out.fixed.push(id.clone()),
-            Some(TestStatus::Failed) => out.still_failing.push(id.clone()),
-            Some(TestStatus::Skipped) => out.missing.push(id.clone()),
-            None if after.lists_passed => out.missing.push(id.clone()),
-            None => out.unconfirmed.push(id.clone()),
+        let id = case.id();
+        let now = after_map
+            .get(&id)
+            .copied()
+            .or_else(|| group_status(case, after));
+        match now {
+            Some(TestStatus::Passed) => out.fixed.push(id),
+            Some(TestStatus::Failed) => out.still_failing.push(id),
+            Some(TestStatus::Skipped) => out.missing.push(id),
+            None if after.lists_passed => out.missing.push(id),
+            None => out.unconfirmed.push(id),
         }
     }
     for (id, now) in &after_map {
@@ -66,8 +71,40 @@ pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
             _ => {}
         }
     }
-    // BTreeMap iteration is already sorted and unique.
+    for list in [
+        &mut out.fixed,
+        &mut out.still_failing,
+        &mut out.missing,
+        &mut out.unconfirmed,
+    ] {
+        list.sort();
+        list.dedup();
+    }
     out
+}
+
+/// A failure of a whole file or package (a collection error, a suite that failed to run, a
+/// build failure) is named after the file itself. When the after run names tests of that
+/// file instead, the group's status is theirs: failed if any failed, passed if all that ran
+/// passed, skipped if none ran.
+fn group_status(case: &super::TestCase, after: &TestReport) -> Option<TestStatus> {
+    if case.file.as_deref() != Some(case.name.as_str()) {
+        return None;
+    }
+    let mut members = after
+        .tests
+        .iter()
+        .filter(|member| member.file == case.file && member.name != case.name)
+        .peekable();
+    members.peek()?;
+    let statuses: Vec<TestStatus> = members.map(|member| member.status).collect();
+    if statuses.contains(&TestStatus::Failed) {
+        Some(TestStatus::Failed)
+    } else if statuses.contains(&TestStatus::Passed) {
+        Some(TestStatus::Passed)
+    } else {
+        Some(TestStatus::Skipped)
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +186,43 @@ mod tests {
             ..Comparison::default()
         };
         assert_eq!(compare(&before, &after), expected);
+    }
+
+    #[test]
+    fn a_file_that_failed_to_collect_is_fixed_when_its_tests_then_run_and_pass() {
+        let before =
+            crate::testreport::parse(include_str!("fixtures/pytest_collection_error.txt"), "");
+        let after = crate::testreport::parse(include_str!("fixtures/pytest_xdist.txt"), "");
+        let (Some(before), Some(mut after)) = (before, after) else {
+            panic!("fixture not recognised")
+        };
+        let failing_then = compare(&before, &after);
+        for case in &mut after.tests {
+            case.status = Passed;
+        }
+        let passing_then = compare(&before, &after);
+        let expected_failing = Comparison {
+            still_failing: ids(&["tests/test_parse.py"]),
+            newly_failing: ids(&["tests/test_parse.py::test_crlf"]),
+            newly_passing: ids(&[
+                "tests/test_parse.py::test_empty",
+                "tests/test_util.py::test_pad",
+            ]),
+            ..Comparison::default()
+        };
+        let expected_passing = Comparison {
+            fixed: ids(&["tests/test_parse.py"]),
+            newly_passing: ids(&[
+                "tests/test_parse.py::test_crlf",
+                "tests/test_parse.py::test_empty",
+                "tests/test_util.py::test_pad",
+            ]),
+            ..Comparison::default()
+        };
+        assert_eq!(
+            (failing_then, passing_then),
+            (expected_failing, expected_passing)
+        );
     }
 
     #[test]

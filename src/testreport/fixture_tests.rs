@@ -50,6 +50,7 @@ const TEXT_FIXTURES: &[&str] = &[
     "cargo_multi_target.txt",
     "cargo_filter_typo.txt",
     "cargo_quiet.txt",
+    "cargo_stack_overflow.txt",
     "nextest.txt",
     "nextest_none.txt",
     "pytest_verbose.txt",

@@ -182,6 +182,13 @@ impl Builder {
             .collect();
     }
 
+    /// The status recorded so far for a test, if any.
+    pub(crate) fn status_of(&self, file: Option<&str>, name: &str) -> Option<TestStatus> {
+        let key = (file.map(str::to_owned), name.trim().to_owned());
+        let at = *self.index.get(&key)?;
+        self.tests.get(at).map(|case| case.status)
+    }
+
     pub(crate) fn add_summary(&mut self, counts: Counts) {
         self.summary.get_or_insert_with(Counts::default).add(counts);
     }

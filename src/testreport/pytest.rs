@@ -75,7 +75,12 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
         return None;
     }
     let mut parsed = builder.into_parsed()?;
-    parsed.1.lists_passed = verbose_seen || parsed.1.passed == 0;
+    let report = &mut parsed.1;
+    report.lists_passed = report.passed == 0
+        || report
+            .tests
+            .iter()
+            .any(|case| case.status == TestStatus::Passed);
     Some(parsed)
 }
 
