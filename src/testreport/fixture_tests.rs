@@ -262,3 +262,25 @@ fn random_bytes_and_mangled_fixtures_never_panic() {
     }
     assert!(samples.len() > 400);
 }
+
+#[test]
+fn junit_xml_printed_on_stdout_is_recognised() {
+    let report = parse(&fixture("junit_pytest.xml"), "");
+    assert_eq!(report, parse_junit_xml(&fixture("junit_pytest.xml")));
+}
+
+#[test]
+fn report_and_comparison_json_shape_is_pinned() {
+    let before = parse(&fixture("cargo_multi_target.txt"), "");
+    let after_text = fixture("cargo_multi_target.txt")
+        .replace("keeps_crlf ... FAILED", "keeps_crlf ... ok")
+        .replace("parses_file ... ok", "parses_file ... FAILED");
+    let after = parse(&after_text, "");
+    let (Some(before), Some(after)) = (before, after) else {
+        panic!("fixture not recognised")
+    };
+    insta::assert_json_snapshot!(
+        "cargo_before_after",
+        (&before, super::compare(&before, &after))
+    );
+}

@@ -9,8 +9,9 @@ use regex::Regex;
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
 use super::text::{indent, re, strip_duration};
 
+/// The test number is required: it tells TAP apart from go's `ok  pkg 0.01s` and stray prose.
 static TAP_LINE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^(\s*)(ok|not ok)\b(?:\s+\d+)?(?:\s+-)?\s*(.*)$"));
+    LazyLock::new(|| re(r"^(\s*)(ok|not ok)\s+\d+\b(?:\s+-)?\s*(.*)$"));
 static TAP_SUBTEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)# Subtest: (.+)$"));
 static TAP_TOTAL: LazyLock<Regex> =
     LazyLock::new(|| re(r"^# (tests|pass|fail|skip|skipped|todo|cancelled) (\d+)\s*$"));
@@ -24,6 +25,7 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut totals = false;
     let mut parents: Vec<(usize, String)> = Vec::new();
     let mut in_yaml = false;
+    let mut tap_version = false;
     for line in lines {
         // YAML diagnostics blocks (`---` ... `...`) hold error text, never results.
         match line.trim() {
@@ -40,6 +42,10 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
         }
         if TAP_HEADER.is_match(line) {
             header = true;
+            tap_version |= line.starts_with("TAP version");
+        } else if line.starts_with("Bail out!") {
+            // The producer gave up: whatever it was running did not finish.
+            counts.errors += 1;
         } else if let Some(caps) = TAP_SUBTEST.captures(line) {
             let depth = caps.get(1).map_or(0, |m| m.as_str().len());
             parents.retain(|(at, _)| *at < depth);
@@ -79,13 +85,24 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
             }
         }
     }
-    if totals {
-        builder.add_summary(counts);
-    } else if !header {
+    // A bare plan line (`1..3`) can occur in any output; without totals, only named results
+    // or an explicit `TAP version` header make this TAP.
+    if !totals && !(header && (tap_version || !builder.is_empty())) {
         return None;
     }
     builder.drop_containers(" > ");
-    builder.into_parsed()
+    let signal = if totals {
+        builder.add_summary(Counts {
+            errors: 0,
+            ..counts
+        });
+        Signal::Summary
+    } else {
+        Signal::PerTest
+    };
+    let mut report = builder.finish();
+    report.errors = counts.errors;
+    Some((signal, report))
 }
 
 static SPEC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✔|✖|﹣|⚠|▶)\s+(.+)$"));
@@ -151,4 +168,45 @@ pub(crate) fn parse_node_spec(lines: &[String]) -> Option<(Signal, TestReport)> 
     builder.add_summary(counts);
     builder.drop_containers(" > ");
     builder.into_parsed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testreport::TestCase;
+    use crate::testreport::text::clean_lines;
+
+    fn tap(text: &str) -> Option<TestReport> {
+        parse_tap(&clean_lines(text)).map(|(_, report)| report)
+    }
+
+    #[test]
+    fn a_bare_plan_line_in_other_output_is_not_tap() {
+        assert_eq!(tap("building...\n1..3\ndone\n"), None);
+    }
+
+    #[test]
+    fn an_empty_tap_stream_ran_no_tests() {
+        let report = tap("TAP version 13\n1..0\n");
+        assert_eq!(report.map(|report| report.ran_no_tests()), Some(true));
+    }
+
+    #[test]
+    fn bail_out_is_an_error_not_an_empty_run() {
+        let report = tap("TAP version 13\n1..3\nok 1 - first\nBail out! database unreachable\n");
+        let expected = TestReport {
+            format: "tap".into(),
+            tests: vec![TestCase {
+                name: "first".into(),
+                status: TestStatus::Passed,
+                file: None,
+            }],
+            passed: 1,
+            failed: 0,
+            skipped: 0,
+            errors: 1,
+            lists_passed: true,
+        };
+        assert_eq!(report, Some(expected));
+    }
 }
