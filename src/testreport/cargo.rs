@@ -18,9 +18,11 @@ static TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s
 /// A test whose result never came: printed as `test NAME ... ` before its thread died.
 static STARTED: LazyLock<Regex> = LazyLock::new(|| re(r"^test (.+?) \.\.\. ?$"));
 static OVERFLOW: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^thread '(.+?)' has overflowed its stack"));
+    LazyLock::new(|| re(r"^thread '(.+?)'(?: \(\d+\))? has overflowed its stack"));
 static FAILURE_SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
-static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line \d+\)"));
+static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line (\d+)\)"));
+/// `--format terse` (`cargo test -q`) names only failures: `tests::b --- FAILED`.
+static TERSE_FAILED: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?) --- FAILED$"));
 static HASHED_BINARY: LazyLock<Regex> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
 
 /// libtest: `running N tests`, `test NAME ... ok|FAILED|ignored`, `---- NAME stdout ----`,
@@ -33,7 +35,8 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let pair_targets = targets.len() == block_count;
     let mut builder = Builder::new("cargo", true);
     let mut block: Option<usize> = None;
-    let mut seen_in_block: HashMap<String, u32> = HashMap::new();
+    let doc_ranks = doc_test_lines(lines);
+    let mut ranks: Option<&DocLines> = None;
     let mut in_failure_list = false;
     let mut listed_any = false;
     let mut open = OpenBlock::default();
@@ -42,7 +45,7 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
         if RUNNING.is_match(line) {
             open.close(&mut builder, file.as_deref());
             block = Some(block.map_or(0, |at| at + 1));
-            seen_in_block.clear();
+            ranks = block.and_then(|at| doc_ranks.get(at));
             in_failure_list = false;
             open = OpenBlock {
                 started: true,
@@ -55,9 +58,9 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             continue;
         }
         if let Some(name) = STARTED.captures(line).and_then(|caps| caps.get(1)) {
-            open.unfinished.push(test_name(name.as_str()));
+            open.unfinished.push(test_name(name.as_str(), ranks));
         } else if let Some(name) = OVERFLOW.captures(line).and_then(|caps| caps.get(1)) {
-            open.unfinished.push(test_name(name.as_str()));
+            open.unfinished.push(test_name(name.as_str(), ranks));
         } else if let Some(caps) = TEST_LINE.captures(line) {
             let (Some(name), Some(outcome)) = (caps.get(1), caps.get(2)) else {
                 continue;
@@ -68,7 +71,7 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
                 other if other.starts_with("bench:") => TestStatus::Passed,
                 _ => TestStatus::Skipped,
             };
-            let name = unique_name(&mut seen_in_block, &test_name(name.as_str()));
+            let name = test_name(name.as_str(), ranks);
             builder.record(file.as_deref(), &name, status);
             open.tally(status);
             listed_any |= status == TestStatus::Passed;
@@ -77,13 +80,23 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             in_failure_list = false;
             builder.record_new(
                 file.as_deref(),
-                &test_name(name.as_str()),
+                &test_name(name.as_str(), ranks),
                 TestStatus::Failed,
             );
         } else if line == "failures:" {
             in_failure_list = true;
         } else if in_failure_list && line.starts_with("    ") && !line.trim().is_empty() {
-            builder.record_new(file.as_deref(), &test_name(line.trim()), TestStatus::Failed);
+            builder.record_new(
+                file.as_deref(),
+                &test_name(line.trim(), ranks),
+                TestStatus::Failed,
+            );
+        } else if let Some(name) = TERSE_FAILED.captures(line).and_then(|caps| caps.get(1)) {
+            builder.record_new(
+                file.as_deref(),
+                &test_name(name.as_str(), ranks),
+                TestStatus::Failed,
+            );
         } else if let Some(caps) = RESULT.captures(line) {
             in_failure_list = false;
             open.started = false;
@@ -178,22 +191,63 @@ fn target_labels(lines: &[String]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Stable form of a libtest name: doc-test line numbers and the `should panic` marker go,
-/// since both change with edits that do not change which test it is.
-fn test_name(raw: &str) -> String {
-    let name = raw.trim();
-    let name = name.strip_suffix(" - should panic").unwrap_or(name);
-    DOC_LINE.replace_all(name, "").into_owned()
+/// Per doc-test item (`src/lib.rs - parse`), the sorted line numbers of its examples.
+type DocLines = HashMap<String, Vec<u64>>;
+
+/// The doc-test line numbers of each test block, in block order. Merged doc-tests (edition
+/// 2024) finish in any order, so examples of one item are told apart by the rank of their
+/// line number, which survives edits elsewhere in the file, not by the order they print in.
+fn doc_test_lines(lines: &[String]) -> Vec<DocLines> {
+    let mut blocks: Vec<DocLines> = Vec::new();
+    for line in lines {
+        if RUNNING.is_match(line) {
+            blocks.push(DocLines::new());
+            continue;
+        }
+        let raw = TEST_LINE
+            .captures(line)
+            .or_else(|| FAILURE_SECTION.captures(line))
+            .and_then(|caps| caps.get(1));
+        let (Some(raw), Some(block)) = (raw, blocks.last_mut()) else {
+            continue;
+        };
+        let Some(number) = DOC_LINE
+            .captures(raw.as_str())
+            .and_then(|caps| caps.get(1)?.as_str().parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let base = DOC_LINE.replace_all(raw.as_str(), "").into_owned();
+        let numbers = block.entry(base).or_default();
+        if let Err(at) = numbers.binary_search(&number) {
+            numbers.insert(at, number);
+        }
+    }
+    blocks
 }
 
-/// Doc-tests on one item differ only by the line number just removed; number repeats.
-fn unique_name(seen: &mut HashMap<String, u32>, name: &str) -> String {
-    let count = seen.entry(name.to_owned()).or_insert(0);
-    *count += 1;
-    if *count == 1 {
-        name.to_owned()
-    } else {
-        format!("{name} #{count}")
+/// Stable form of a libtest name: doc-test line numbers and the `should panic` marker go,
+/// since both change with edits that do not change which test it is. Several examples on
+/// one item become `item #1`, `item #2` by line order.
+fn test_name(raw: &str, ranks: Option<&DocLines>) -> String {
+    let name = raw.trim();
+    let name = name.strip_suffix(" - should panic").unwrap_or(name);
+    let Some(number) = DOC_LINE
+        .captures(name)
+        .and_then(|caps| caps.get(1)?.as_str().parse::<u64>().ok())
+    else {
+        return name.to_owned();
+    };
+    let base = DOC_LINE.replace_all(name, "").into_owned();
+    match ranks.and_then(|ranks| ranks.get(&base)) {
+        Some(numbers) if numbers.len() > 1 => {
+            let rank = numbers
+                .iter()
+                .position(|n| *n == number)
+                .map_or(0, |at| at + 1);
+            format!("{base} #{rank}")
+        }
+        _ => base,
     }
 }
 

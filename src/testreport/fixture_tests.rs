@@ -51,7 +51,12 @@ const TEXT_FIXTURES: &[&str] = &[
     "cargo_filter_typo.txt",
     "cargo_quiet.txt",
     "cargo_stack_overflow.txt",
+    "cargo_real_streams.txt",
+    "cargo_real_quiet.txt",
+    "cargo_real_none.txt",
     "nextest.txt",
+    "nextest_real.txt",
+    "nextest_real_none.txt",
     "nextest_none.txt",
     "pytest_verbose.txt",
     "pytest_quiet.txt",
@@ -78,6 +83,9 @@ const TEXT_FIXTURES: &[&str] = &[
     "node_tap.txt",
     "tap_plain.txt",
     "node_spec.txt",
+    "node_tap_real.txt",
+    "node_spec_real.txt",
+    "node_spec_none.txt",
 ];
 
 #[test]
