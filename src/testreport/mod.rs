@@ -18,6 +18,7 @@ mod junit;
 mod mocha;
 mod model;
 mod pytest;
+mod select;
 mod tap;
 mod text;
 
