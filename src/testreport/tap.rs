@@ -46,22 +46,38 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
         } else if line.starts_with("Bail out!") {
             // The producer gave up: whatever it was running did not finish.
             counts.errors += 1;
-        } else if let Some(caps) = TAP_SUBTEST.captures(line) {
+        } else if let Some(caps) = line
+            .trim_start()
+            .starts_with("# Subtest:")
+            .then(|| TAP_SUBTEST.captures(line))
+            .flatten()
+        {
             let depth = caps.get(1).map_or(0, |m| m.as_str().len());
             parents.retain(|(at, _)| *at < depth);
             parents.push((
                 depth,
                 caps.get(2).map_or("", |m| m.as_str()).trim().to_owned(),
             ));
-        } else if let Some(caps) = TAP_LINE.captures(line) {
+        } else if let Some(caps) = line
+            .trim_start()
+            .starts_with("ok ")
+            .then_some(())
+            .or_else(|| line.trim_start().starts_with("not ok ").then_some(()))
+            .and_then(|()| TAP_LINE.captures(line))
+        {
             let depth = caps.get(1).map_or(0, |m| m.as_str().len());
             let ok = caps.get(2).is_some_and(|m| m.as_str() == "ok");
             let description = caps.get(3).map_or("", |m| m.as_str());
-            let directive = DIRECTIVE
-                .captures(description)
-                .and_then(|d| d.get(1))
-                .map(|m| m.as_str().to_ascii_uppercase());
-            let title = DIRECTIVE.replace(description, "");
+            let (title, directive) = match description.contains('#') {
+                true => (
+                    DIRECTIVE.replace(description, ""),
+                    DIRECTIVE
+                        .captures(description)
+                        .and_then(|d| d.get(1))
+                        .map(|m| m.as_str().to_ascii_uppercase()),
+                ),
+                false => (std::borrow::Cow::Borrowed(description), None),
+            };
             let status = match (ok, directive.as_deref()) {
                 // node counts todos apart from passes whatever their outcome.
                 (_, Some("SKIP" | "TODO")) => TestStatus::Skipped,
