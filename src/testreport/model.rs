@@ -50,9 +50,12 @@ pub struct TestReport {
     pub format: String,
     /// The tests the output names, in order of first appearance, one entry per test.
     pub tests: Vec<TestCase>,
-    /// Counts from the runner's own summary when it prints one, else counted from `tests`.
+    /// Tests that passed. Like the other counts, it comes from the runner's own summary when
+    /// it prints one (which may count tests `tests` does not name), else from `tests`.
     pub passed: u64,
+    /// Tests that failed, errored in setup, timed out or crashed.
     pub failed: u64,
+    /// Tests skipped, ignored, pending, todo or expected to fail.
     pub skipped: u64,
     /// Failures outside any single test: collection or import errors, suites that failed to
     /// run, packages that failed to build. They are real failures although no test ran.
@@ -71,7 +74,9 @@ impl TestReport {
         self.passed == 0 && self.failed == 0 && self.errors == 0
     }
 
-    /// Names of the failed tests, in report order.
+    /// Names of the failed tests (including whole-file failures), in report order. Names, not
+    /// ids: two targets may each have a failing `tests::it_works`; [`super::compare`] tells
+    /// them apart by [`TestCase::id`].
     pub fn failing(&self) -> Vec<&str> {
         self.tests
             .iter()
