@@ -203,3 +203,74 @@ fn pytest(args: &[&str]) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filters(command: &str) -> Vec<String> {
+        let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        requested_tests(&argv)
+    }
+
+    #[test]
+    fn each_runner_filter_syntax_is_read() {
+        let cases = [
+            ("cargo test -p parser crlf", vec!["crlf"]),
+            (
+                "cargo +stable test --features x,y --test cli parses -- --exact --skip slow",
+                vec!["parses"],
+            ),
+            (
+                "cargo test -- crlf::tests::keeps_crlf --nocapture --test-threads 1",
+                vec!["crlf::tests::keeps_crlf"],
+            ),
+            (
+                "cargo nextest run -p parser -E test(crlf) keeps_crlf",
+                vec!["keeps_crlf"],
+            ),
+            (
+                "pytest tests/test_a.py::test_b -k foo",
+                vec!["tests/test_a.py::test_b", "foo"],
+            ),
+            ("python3 -m pytest -q -m slow tests/ -kcrlf", vec!["crlf"]),
+            ("go test -run TestX ./...", vec!["TestX"]),
+            ("go test -v -run=^TestCRLF$ ./parse", vec!["^TestCRLF$"]),
+            ("npx jest -t name", vec!["name"]),
+            (
+                "npx vitest run src/parse.test.ts --testNamePattern=crlf",
+                vec!["crlf"],
+            ),
+            ("./node_modules/.bin/mocha --grep crlf test/", vec!["crlf"]),
+            (
+                "node --test --test-name-pattern=crlf test/parse.test.js",
+                vec!["crlf"],
+            ),
+            ("npm test -- -t crlf", vec!["crlf"]),
+        ];
+        let found: Vec<(&str, Vec<String>)> = cases
+            .iter()
+            .map(|(command, _)| (*command, filters(command)))
+            .collect();
+        let wanted: Vec<(&str, Vec<String>)> = cases
+            .iter()
+            .map(|(command, want)| (*command, want.iter().map(|s| (*s).to_owned()).collect()))
+            .collect();
+        assert_eq!(found, wanted);
+    }
+
+    #[test]
+    fn commands_that_name_no_test_give_nothing() {
+        let commands = [
+            "cargo test",
+            "cargo build --release",
+            "pytest tests/",
+            "go test ./...",
+            "node --test test/",
+            "make check",
+            "",
+        ];
+        let found: Vec<Vec<String>> = commands.iter().map(|command| filters(command)).collect();
+        assert_eq!(found, vec![Vec::<String>::new(); commands.len()]);
+    }
+}

@@ -9,14 +9,16 @@ use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
 use super::text::{count_pairs, re};
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^running (\d+) tests?$"));
-static TEST_LINE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?|bench:.*)$"));
 static RESULT: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured")
 });
 static TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s+(.+)$"));
+static OVERFLOW: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^thread '(.+?)'(?: \(\d+\))? has overflowed its stack"));
 static FAILURE_SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
-static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line \d+\)"));
+static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line (\d+)\)"));
+/// `--format terse` (`cargo test -q`) names only failures: `tests::b --- FAILED`.
+static TERSE_FAILED: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?) --- FAILED$"));
 static HASHED_BINARY: LazyLock<Regex> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
 
 /// libtest: `running N tests`, `test NAME ... ok|FAILED|ignored`, `---- NAME stdout ----`,
@@ -29,47 +31,67 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let pair_targets = targets.len() == block_count;
     let mut builder = Builder::new("cargo", true);
     let mut block: Option<usize> = None;
-    let mut seen_in_block: HashMap<String, u32> = HashMap::new();
+    let doc_ranks = doc_test_lines(lines);
+    let mut ranks: Option<&DocLines> = None;
     let mut in_failure_list = false;
     let mut listed_any = false;
+    let mut open = OpenBlock::default();
+    let mut file: Option<String> = None;
     for line in lines {
         if RUNNING.is_match(line) {
+            open.close(&mut builder, file.as_deref());
             block = Some(block.map_or(0, |at| at + 1));
-            seen_in_block.clear();
+            ranks = block.and_then(|at| doc_ranks.get(at));
             in_failure_list = false;
+            open = OpenBlock {
+                started: true,
+                ..OpenBlock::default()
+            };
+            file = match (pair_targets, block) {
+                (true, Some(at)) => targets.get(at).cloned().flatten(),
+                _ => None,
+            };
             continue;
         }
-        let file = match (pair_targets, block) {
-            (true, Some(at)) => targets.get(at).cloned().flatten(),
-            _ => None,
-        };
-        if let Some(caps) = TEST_LINE.captures(line) {
-            let (Some(name), Some(outcome)) = (caps.get(1), caps.get(2)) else {
-                continue;
-            };
-            let status = match outcome.as_str() {
-                "ok" => TestStatus::Passed,
-                "FAILED" => TestStatus::Failed,
-                other if other.starts_with("bench:") => TestStatus::Passed,
-                _ => TestStatus::Skipped,
-            };
-            let name = unique_name(&mut seen_in_block, &test_name(name.as_str()));
+        if let Some((name, None)) = test_line(line) {
+            open.unfinished.push(test_name(name, ranks));
+        } else if let Some(name) = line
+            .starts_with("thread '")
+            .then(|| OVERFLOW.captures(line))
+            .flatten()
+            .and_then(|caps| caps.get(1))
+        {
+            open.unfinished.push(test_name(name.as_str(), ranks));
+        } else if let Some((name, Some(status))) = test_line(line) {
+            let name = test_name(name, ranks);
             builder.record(file.as_deref(), &name, status);
-            listed_any = true;
+            open.tally(status);
+            listed_any |= status == TestStatus::Passed;
         } else if let Some(name) = FAILURE_SECTION.captures(line).and_then(|caps| caps.get(1)) {
             // What follows is the test's own output, not the list of names.
             in_failure_list = false;
             builder.record_new(
                 file.as_deref(),
-                &test_name(name.as_str()),
+                &test_name(name.as_str(), ranks),
                 TestStatus::Failed,
             );
         } else if line == "failures:" {
             in_failure_list = true;
         } else if in_failure_list && line.starts_with("    ") && !line.trim().is_empty() {
-            builder.record_new(file.as_deref(), &test_name(line.trim()), TestStatus::Failed);
+            builder.record_new(
+                file.as_deref(),
+                &test_name(line.trim(), ranks),
+                TestStatus::Failed,
+            );
+        } else if let Some(name) = TERSE_FAILED.captures(line).and_then(|caps| caps.get(1)) {
+            builder.record_new(
+                file.as_deref(),
+                &test_name(name.as_str(), ranks),
+                TestStatus::Failed,
+            );
         } else if let Some(caps) = RESULT.captures(line) {
             in_failure_list = false;
+            open.started = false;
             let number = |at: usize| {
                 caps.get(at)
                     .and_then(|m| m.as_str().parse::<u64>().ok())
@@ -87,12 +109,51 @@ pub(crate) fn parse_libtest(lines: &[String]) -> Option<(Signal, TestReport)> {
             in_failure_list = false;
         }
     }
+    open.close(&mut builder, file.as_deref());
     if block.is_none() && !builder.has_summary() {
         return None;
     }
     let mut report = builder.finish();
     report.lists_passed = listed_any || report.passed == 0;
     Some((Signal::Summary, report))
+}
+
+/// The test block being read, until its `test result:` line.
+#[derive(Default)]
+struct OpenBlock {
+    /// Inside a block whose result line has not been seen yet.
+    started: bool,
+    counts: Counts,
+    /// Tests that started (or whose thread died) without a result line.
+    unfinished: Vec<String>,
+}
+
+impl OpenBlock {
+    fn tally(&mut self, status: TestStatus) {
+        match status {
+            TestStatus::Passed => self.counts.passed += 1,
+            TestStatus::Failed => self.counts.failed += 1,
+            TestStatus::Skipped => self.counts.skipped += 1,
+        }
+    }
+
+    /// A block that ends without `test result:` is a test binary that died (stack overflow,
+    /// abort, signal): what it reported still counts, the tests it was running failed, and the
+    /// crash itself is an error, so the run never reads as "no tests ran".
+    fn close(&mut self, builder: &mut Builder, file: Option<&str>) {
+        if !self.started {
+            return;
+        }
+        self.started = false;
+        for name in self.unfinished.drain(..) {
+            if builder.status_of(file, &name).is_none() {
+                builder.record(file, &name, TestStatus::Failed);
+                self.counts.failed += 1;
+            }
+        }
+        self.counts.errors += 1;
+        builder.add_summary(self.counts);
+    }
 }
 
 /// One label per test block, in order: the target source (`src/lib.rs`, `tests/cli.rs`) for
@@ -122,22 +183,89 @@ fn target_labels(lines: &[String]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Stable form of a libtest name: doc-test line numbers and the `should panic` marker go,
-/// since both change with edits that do not change which test it is.
-fn test_name(raw: &str) -> String {
-    let name = raw.trim();
-    let name = name.strip_suffix(" - should panic").unwrap_or(name);
-    DOC_LINE.replace_all(name, "").into_owned()
+/// `test NAME ... ok|FAILED|ignored[, reason]|bench: ...`, or `test NAME ... ` (status `None`)
+/// when the result has not come, e.g. because the test's thread died. Parsed by hand: it is
+/// the hot line of large suites.
+fn test_line(line: &str) -> Option<(&str, Option<TestStatus>)> {
+    let (name, outcome) = line.strip_prefix("test ")?.split_once(" ...")?;
+    let status = match outcome.trim() {
+        "" => None,
+        "ok" => Some(TestStatus::Passed),
+        "FAILED" => Some(TestStatus::Failed),
+        "ignored" => Some(TestStatus::Skipped),
+        other if other.starts_with("ignored, ") => Some(TestStatus::Skipped),
+        other if other.starts_with("bench:") => Some(TestStatus::Passed),
+        _ => return None,
+    };
+    Some((name, status))
 }
 
-/// Doc-tests on one item differ only by the line number just removed; number repeats.
-fn unique_name(seen: &mut HashMap<String, u32>, name: &str) -> String {
-    let count = seen.entry(name.to_owned()).or_insert(0);
-    *count += 1;
-    if *count == 1 {
-        name.to_owned()
-    } else {
-        format!("{name} #{count}")
+/// Per doc-test item (`src/lib.rs - parse`), the sorted line numbers of its examples.
+type DocLines = HashMap<String, Vec<u64>>;
+
+/// The doc-test line numbers of each test block, in block order. Merged doc-tests (edition
+/// 2024) finish in any order, so examples of one item are told apart by the rank of their
+/// line number, which survives edits elsewhere in the file, not by the order they print in.
+fn doc_test_lines(lines: &[String]) -> Vec<DocLines> {
+    let mut blocks: Vec<DocLines> = Vec::new();
+    for line in lines {
+        if RUNNING.is_match(line) {
+            blocks.push(DocLines::new());
+            continue;
+        }
+        let raw = match test_line(line) {
+            Some((name, _)) => Some(name),
+            None => FAILURE_SECTION
+                .captures(line)
+                .and_then(|caps| caps.get(1))
+                .map(|m| m.as_str()),
+        };
+        let (Some(raw), Some(block)) = (raw, blocks.last_mut()) else {
+            continue;
+        };
+        if !raw.contains(" (line ") {
+            continue;
+        }
+        let Some(number) = DOC_LINE
+            .captures(raw)
+            .and_then(|caps| caps.get(1)?.as_str().parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let base = DOC_LINE.replace_all(raw, "").into_owned();
+        let numbers = block.entry(base).or_default();
+        if let Err(at) = numbers.binary_search(&number) {
+            numbers.insert(at, number);
+        }
+    }
+    blocks
+}
+
+/// Stable form of a libtest name: doc-test line numbers and the `should panic` marker go,
+/// since both change with edits that do not change which test it is. Several examples on
+/// one item become `item #1`, `item #2` by line order.
+fn test_name(raw: &str, ranks: Option<&DocLines>) -> String {
+    let name = raw.trim();
+    let name = name.strip_suffix(" - should panic").unwrap_or(name);
+    if !name.contains(" (line ") {
+        return name.to_owned();
+    }
+    let Some(number) = DOC_LINE
+        .captures(name)
+        .and_then(|caps| caps.get(1)?.as_str().parse::<u64>().ok())
+    else {
+        return name.to_owned();
+    };
+    let base = DOC_LINE.replace_all(name, "").into_owned();
+    match ranks.and_then(|ranks| ranks.get(&base)) {
+        Some(numbers) if numbers.len() > 1 => {
+            let rank = numbers
+                .iter()
+                .position(|n| *n == number)
+                .map_or(0, |at| at + 1);
+            format!("{base} #{rank}")
+        }
+        _ => base,
     }
 }
 

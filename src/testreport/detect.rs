@@ -1,5 +1,6 @@
 //! Picking the runner format that best explains a captured output.
 
+use super::junit::parse_junit_xml;
 use super::model::{Signal, TestReport};
 use super::text::clean_lines;
 use super::{cargo, gotest, jest, mocha, pytest, tap};
@@ -8,9 +9,11 @@ type Parser = fn(&[String]) -> Option<(Signal, TestReport)>;
 
 /// The parsers in tie-break order: when two formats give the same signal strength, the
 /// earlier, more distinctive one wins.
+///
+/// nextest comes before libtest because it embeds libtest's output of failing tests.
 const PARSERS: &[Parser] = &[
-    cargo::parse_libtest,
     cargo::parse_nextest,
+    cargo::parse_libtest,
     pytest::parse,
     gotest::parse_json,
     gotest::parse,
@@ -19,7 +22,19 @@ const PARSERS: &[Parser] = &[
     mocha::parse,
     tap::parse_node_spec,
     tap::parse_tap,
+    parse_junit_lines,
 ];
+
+/// JUnit XML printed on stdout (`go-junit-report`, `--reporter junit`).
+fn parse_junit_lines(lines: &[String]) -> Option<(Signal, TestReport)> {
+    if !lines
+        .iter()
+        .any(|line| line.contains("<testsuite") || line.contains("<testcase"))
+    {
+        return None;
+    }
+    parse_junit_xml(&lines.join("\n")).map(|report| (Signal::Summary, report))
+}
 
 /// Parse a runner's captured output; `None` when no known format is recognised.
 ///

@@ -120,14 +120,24 @@ pub(crate) fn parse_json(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut package_results = 0usize;
     let mut errors = 0u64;
     let mut failed_packages: Vec<String> = Vec::new();
+    let mut json_events = 0usize;
     for line in lines {
         let trimmed = line.trim();
         if !trimmed.starts_with('{') {
+            // Build failures are printed as plain text even under `-json` (before go 1.24).
+            if let Some(caps) = PACKAGE.captures(line)
+                && caps.get(1).is_some_and(|m| m.as_str() == "FAIL")
+                && (line.contains("[build failed]") || line.contains("[setup failed]"))
+            {
+                package_results += 1;
+                failed_packages.push(caps.get(2).map_or("", |m| m.as_str()).to_owned());
+            }
             continue;
         }
         let Ok(event) = serde_json::from_str::<Event>(trimmed) else {
             continue;
         };
+        json_events += 1;
         let package = event.package.as_deref();
         let status = match event.action.as_str() {
             "pass" => TestStatus::Passed,
@@ -145,7 +155,8 @@ pub(crate) fn parse_json(lines: &[String]) -> Option<(Signal, TestReport)> {
             }
         }
     }
-    if package_results == 0 && builder.is_empty() {
+    // Plain-text output with no event at all is the text parser's.
+    if json_events == 0 || (package_results == 0 && builder.is_empty()) {
         return None;
     }
     let mut report = builder.finish();

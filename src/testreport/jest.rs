@@ -66,14 +66,16 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
                     .or_else(|| title.strip_prefix("todo "))
                     .unwrap_or(title);
                 builder.record(Some(file), &join(&describes, title), status);
-                listed = true;
+                listed |= status == TestStatus::Passed;
             } else if let Some(caps) = JEST_FAILURE.captures(line) {
                 let Some(title) = caps.get(1).map(|m| m.as_str().trim()) else {
                     continue;
                 };
                 in_details = true;
                 if title == "Test suite failed to run" {
+                    // The whole file failed (syntax or import error): one failing entry for it.
                     suite_errors += 1;
+                    builder.record(Some(file), file, TestStatus::Failed);
                 } else if !NOT_TESTS.contains(&title) {
                     builder.record(Some(file), title, TestStatus::Failed);
                 }
@@ -94,7 +96,7 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
     };
     let mut report = builder.finish();
     report.errors = suite_errors;
-    report.lists_passed = listed;
+    report.lists_passed = listed || report.passed == 0;
     Some((signal, report))
 }
 
@@ -173,7 +175,7 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
                 _ => (file.clone(), text),
             };
             builder.record(path.as_deref(), name, status);
-            listed = true;
+            listed |= status == TestStatus::Passed;
         }
     }
     if !files_line && !builder.has_summary() && !none_found {
@@ -183,7 +185,7 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
         builder.add_summary(Counts::default());
     }
     let mut report = builder.finish();
-    report.lists_passed = listed;
+    report.lists_passed = listed || report.passed == 0;
     Some((Signal::Summary, report))
 }
 

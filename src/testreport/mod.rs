@@ -18,6 +18,7 @@ mod junit;
 mod mocha;
 mod model;
 mod pytest;
+mod select;
 mod tap;
 mod text;
 
@@ -26,3 +27,6 @@ pub use compare::{Comparison, compare};
 pub use detect::parse;
 pub use junit::parse_junit_xml;
 pub use model::{TestCase, TestReport, TestStatus};
+
+#[cfg(test)]
+mod fixture_tests;

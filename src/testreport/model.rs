@@ -1,6 +1,8 @@
 //! The result types every parser produces, and the builder they share.
 
-use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -48,9 +50,12 @@ pub struct TestReport {
     pub format: String,
     /// The tests the output names, in order of first appearance, one entry per test.
     pub tests: Vec<TestCase>,
-    /// Counts from the runner's own summary when it prints one, else counted from `tests`.
+    /// Tests that passed. Like the other counts, it comes from the runner's own summary when
+    /// it prints one (which may count tests `tests` does not name), else from `tests`.
     pub passed: u64,
+    /// Tests that failed, errored in setup, timed out or crashed.
     pub failed: u64,
+    /// Tests skipped, ignored, pending, todo or expected to fail.
     pub skipped: u64,
     /// Failures outside any single test: collection or import errors, suites that failed to
     /// run, packages that failed to build. They are real failures although no test ran.
@@ -69,7 +74,9 @@ impl TestReport {
         self.passed == 0 && self.failed == 0 && self.errors == 0
     }
 
-    /// Names of the failed tests, in report order.
+    /// Names of the failed tests (including whole-file failures), in report order. Names, not
+    /// ids: two targets may each have a failing `tests::it_works`; [`super::compare`] tells
+    /// them apart by [`TestCase::id`].
     pub fn failing(&self) -> Vec<&str> {
         self.tests
             .iter()
@@ -112,7 +119,9 @@ pub(crate) enum Signal {
 pub(crate) struct Builder {
     format: &'static str,
     tests: Vec<TestCase>,
-    index: HashMap<(Option<String>, String), usize>,
+    /// Positions in `tests` by a hash of (file, name); lookups then compare the real keys, so
+    /// finding a test allocates nothing (large suites repeat this per line).
+    index: HashMap<u64, Vec<usize>>,
     summary: Option<Counts>,
     lists_passed: bool,
 }
@@ -128,19 +137,40 @@ impl Builder {
         }
     }
 
+    fn key(file: Option<&str>, name: &str) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        file.hash(&mut hasher);
+        name.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn find(&self, file: Option<&str>, name: &str) -> Option<usize> {
+        self.index
+            .get(&Self::key(file, name))?
+            .iter()
+            .copied()
+            .find(|&at| {
+                self.tests
+                    .get(at)
+                    .is_some_and(|case| case.file.as_deref() == file && case.name == name)
+            })
+    }
+
     pub(crate) fn record(&mut self, file: Option<&str>, name: &str, status: TestStatus) {
         let name = name.trim();
         if name.is_empty() {
             return;
         }
-        let key = (file.map(str::to_owned), name.to_owned());
-        if let Some(&at) = self.index.get(&key) {
+        if let Some(at) = self.find(file, name) {
             if let Some(case) = self.tests.get_mut(at) {
                 case.status = status;
             }
             return;
         }
-        self.index.insert(key, self.tests.len());
+        self.index
+            .entry(Self::key(file, name))
+            .or_default()
+            .push(self.tests.len());
         self.tests.push(TestCase {
             name: name.to_owned(),
             status,
@@ -150,10 +180,42 @@ impl Builder {
 
     /// Record a test only if it is not known yet (for lists that repeat earlier results).
     pub(crate) fn record_new(&mut self, file: Option<&str>, name: &str, status: TestStatus) {
-        let key = (file.map(str::to_owned), name.trim().to_owned());
-        if !self.index.contains_key(&key) {
+        if self.find(file, name.trim()).is_none() {
             self.record(file, name, status);
         }
+    }
+
+    /// Remove entries that only group other tests (`suite` when `suite > test` exists): their
+    /// status is their children's, and counting them would report one failure twice.
+    pub(crate) fn drop_containers(&mut self, separator: &str) {
+        // Sorted names make "has a child" one range lookup, so large suites stay linear-ish.
+        let names: BTreeSet<&str> = self.tests.iter().map(|case| case.name.as_str()).collect();
+        let is_container: Vec<bool> = self
+            .tests
+            .iter()
+            .map(|case| {
+                let prefix = format!("{}{separator}", case.name);
+                names
+                    .range(prefix.as_str()..)
+                    .next()
+                    .is_some_and(|next| next.starts_with(prefix.as_str()))
+            })
+            .collect();
+        let mut flags = is_container.into_iter();
+        self.tests.retain(|_| !flags.next().unwrap_or(false));
+        self.index.clear();
+        for (at, case) in self.tests.iter().enumerate() {
+            self.index
+                .entry(Self::key(case.file.as_deref(), &case.name))
+                .or_default()
+                .push(at);
+        }
+    }
+
+    /// The status recorded so far for a test, if any.
+    pub(crate) fn status_of(&self, file: Option<&str>, name: &str) -> Option<TestStatus> {
+        let at = self.find(file, name.trim())?;
+        self.tests.get(at).map(|case| case.status)
     }
 
     pub(crate) fn add_summary(&mut self, counts: Counts) {

@@ -31,7 +31,12 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut builder = Builder::new("pytest", false);
     let mut verbose_seen = false;
     for line in lines {
-        if let Some(caps) = VERBOSE.captures(line) {
+        // Cheap checks first: captures are slow and most lines are test output.
+        let has_id = line.contains("::")
+            && ["PASSED", "FAILED", "SKIPPED", "XFAIL", "XPASS", "ERROR"]
+                .iter()
+                .any(|word| line.contains(word));
+        if let Some(caps) = has_id.then(|| VERBOSE.captures(line)).flatten() {
             let (Some(id), Some(word)) = (caps.get(1), caps.get(2)) else {
                 continue;
             };
@@ -41,13 +46,20 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
                 id.as_str().trim(),
                 status_of(word.as_str()),
             );
-        } else if let Some(caps) = XDIST.captures(line) {
+        } else if let Some(caps) = (has_id && line.starts_with("[gw"))
+            .then(|| XDIST.captures(line))
+            .flatten()
+        {
             let (Some(word), Some(id)) = (caps.get(1), caps.get(2)) else {
                 continue;
             };
             verbose_seen = true;
             builder.record(file_of(id.as_str()), id.as_str(), status_of(word.as_str()));
-        } else if let Some(caps) = SHORT.captures(line) {
+        } else if let Some(caps) = line
+            .starts_with(['F', 'E', 'P', 'X'])
+            .then(|| SHORT.captures(line))
+            .flatten()
+        {
             let (Some(word), Some(id)) = (caps.get(1), caps.get(2)) else {
                 continue;
             };
@@ -57,7 +69,10 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
             if looks_like_test {
                 builder.record(file_of(id.as_str()), id.as_str(), status_of(word.as_str()));
             }
-        } else if let Some(caps) = FINAL.captures(line.trim()) {
+        } else if let Some(caps) = (line.contains(" in ") && line.contains(char::is_numeric))
+            .then(|| FINAL.captures(line.trim()))
+            .flatten()
+        {
             let mut counts = Counts::default();
             for (word, n) in count_pairs(caps.get(1).map_or("", |m| m.as_str())) {
                 match word.as_str() {
@@ -75,7 +90,12 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
         return None;
     }
     let mut parsed = builder.into_parsed()?;
-    parsed.1.lists_passed = verbose_seen;
+    let report = &mut parsed.1;
+    report.lists_passed = report.passed == 0
+        || report
+            .tests
+            .iter()
+            .any(|case| case.status == TestStatus::Passed);
     Some(parsed)
 }
 

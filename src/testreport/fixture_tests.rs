@@ -1,0 +1,317 @@
+//! Parser behaviour on captured output of real runners (`fixtures/`), pinned as snapshots of
+//! the whole report, plus the cross-format properties every parser must keep.
+
+use std::fmt::Write as _;
+
+use super::model::{TestCase, TestReport, TestStatus};
+use super::{parse, parse_junit_xml};
+
+/// Every field of a report, one test per line, so a snapshot pins the whole object.
+fn render(report: Option<&TestReport>) -> String {
+    let Some(report) = report else {
+        return "none\n".to_owned();
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "format: {}", report.format);
+    let _ = writeln!(
+        out,
+        "counts: passed {}, failed {}, skipped {}, errors {}",
+        report.passed, report.failed, report.skipped, report.errors
+    );
+    let _ = writeln!(out, "lists_passed: {}", report.lists_passed);
+    let _ = writeln!(out, "ran_no_tests: {}", report.ran_no_tests());
+    let _ = writeln!(out, "failing: {:?}", report.failing());
+    for case in &report.tests {
+        let status = match case.status {
+            TestStatus::Passed => "passed ",
+            TestStatus::Failed => "failed ",
+            TestStatus::Skipped => "skipped",
+        };
+        let _ = writeln!(
+            out,
+            "{status} {:?} name={:?}",
+            case.file.as_deref().unwrap_or("-"),
+            case.name
+        );
+    }
+    out
+}
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/src/testreport/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("read {path}: {err}"))
+}
+
+/// Fixtures read as stdout (jest and node write to stderr, which `parse` reads the same way).
+const TEXT_FIXTURES: &[&str] = &[
+    "cargo_multi_target.txt",
+    "cargo_filter_typo.txt",
+    "cargo_quiet.txt",
+    "cargo_stack_overflow.txt",
+    "cargo_real_streams.txt",
+    "cargo_real_quiet.txt",
+    "cargo_real_none.txt",
+    "nextest.txt",
+    "nextest_real.txt",
+    "nextest_real_none.txt",
+    "nextest_none.txt",
+    "pytest_verbose.txt",
+    "pytest_quiet.txt",
+    "pytest_quiet_pass.txt",
+    "pytest_collection_error.txt",
+    "pytest_deselected.txt",
+    "pytest_no_tests.txt",
+    "pytest_xdist.txt",
+    "pytest_real_v.txt",
+    "pytest_real_q.txt",
+    "pytest_real_collect.txt",
+    "pytest_real_desel.txt",
+    "pytest_real_q_pass.txt",
+    "pytest_real_empty.txt",
+    "jest_verbose.txt",
+    "jest_default.txt",
+    "jest_suite_failed.txt",
+    "jest_no_tests.txt",
+    "jest_name_filter_miss.txt",
+    "jest_real_verbose.txt",
+    "jest_real_default.txt",
+    "jest_real_filter.txt",
+    "jest_real_none.txt",
+    "vitest.txt",
+    "vitest_verbose.txt",
+    "vitest_no_files.txt",
+    "vitest_real.txt",
+    "vitest_real_verbose.txt",
+    "vitest_real_filter.txt",
+    "vitest_real_none.txt",
+    "mocha.txt",
+    "mocha_none.txt",
+    "mocha_real.txt",
+    "mocha_real_none.txt",
+    "go_verbose.txt",
+    "go_plain.txt",
+    "go_no_tests.txt",
+    "go_build_failed.txt",
+    "go_json.txt",
+    "go_real_v.txt",
+    "go_real_plain.txt",
+    "go_real_json.txt",
+    "go_real_json_build_failed.txt",
+    "go_real_none.txt",
+    "go_real_none_v.txt",
+    "go_real_build.txt",
+    "node_tap.txt",
+    "tap_plain.txt",
+    "node_spec.txt",
+    "node_tap_real.txt",
+    "node_spec_real.txt",
+    "node_spec_none.txt",
+];
+
+#[test]
+fn every_text_fixture_parses_to_its_pinned_report() {
+    for name in TEXT_FIXTURES {
+        let report = parse(&fixture(name), "");
+        let stem = name.trim_end_matches(".txt");
+        insta::assert_snapshot!(format!("fixture_{stem}"), render(report.as_ref()));
+    }
+}
+
+#[test]
+fn every_junit_fixture_parses_to_its_pinned_report() {
+    for name in ["junit_pytest.xml", "junit_jest.xml"] {
+        let report = parse_junit_xml(&fixture(name));
+        let stem = name.trim_end_matches(".xml");
+        insta::assert_snapshot!(format!("fixture_{stem}"), render(report.as_ref()));
+    }
+}
+
+#[test]
+fn every_fixture_is_recognised_as_its_own_runner() {
+    fn expected(name: &str) -> &str {
+        match name.split(['_', '.']).next().unwrap_or("") {
+            "node" if name.contains("tap") => "tap",
+            other => other,
+        }
+    }
+    let found: Vec<(String, String)> = TEXT_FIXTURES
+        .iter()
+        .map(|name| {
+            (
+                name.to_string(),
+                parse(&fixture(name), "")
+                    .map(|report| report.format)
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    let wanted: Vec<(String, String)> = TEXT_FIXTURES
+        .iter()
+        .map(|name| (name.to_string(), expected(name).to_owned()))
+        .collect();
+    assert_eq!(found, wanted);
+}
+
+#[test]
+fn cargo_headers_on_stderr_pair_with_results_on_stdout_by_order() {
+    let merged = fixture("cargo_multi_target.txt");
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    for line in merged.lines() {
+        let to_stderr = ["Compiling", "Finished", "Running", "Doc-tests", "error:"]
+            .iter()
+            .any(|word| line.trim_start().starts_with(word));
+        let stream = if to_stderr { &mut stderr } else { &mut stdout };
+        stream.push_str(line);
+        stream.push('\n');
+    }
+    assert_eq!(parse(&stdout, &stderr), parse(&merged, ""));
+}
+
+#[test]
+fn pytest_quiet_summary_gives_counts_and_failing_names_but_no_passes() {
+    let report = parse(&fixture("pytest_quiet.txt"), "");
+    let expected = TestReport {
+        format: "pytest".into(),
+        tests: vec![TestCase {
+            name: "tests/test_parse.py::test_crlf".into(),
+            status: TestStatus::Failed,
+            file: Some("tests/test_parse.py".into()),
+        }],
+        passed: 3,
+        failed: 1,
+        skipped: 2,
+        errors: 0,
+        lists_passed: false,
+    };
+    assert_eq!(report, Some(expected));
+}
+
+#[test]
+fn colour_codes_and_carriage_returns_do_not_change_names() {
+    let plain = fixture("jest_verbose.txt");
+    let coloured = plain
+        .replace(
+            "FAIL src",
+            "\x1b[0m\x1b[7m\x1b[1m\x1b[31m FAIL \x1b[39m\x1b[22m\x1b[27m\x1b[0m \x1b[2msrc",
+        )
+        .replace("✓", "\x1b[32m✓\x1b[39m")
+        .replace("(2 ms)", "\x1b[2m(2 ms)\x1b[22m")
+        .replace('\n', "\r\n");
+    let coloured = coloured.replace(
+        "FAIL \x1b[39m\x1b[22m\x1b[27m\x1b[0m \x1b[2msrc",
+        "FAIL src",
+    );
+    assert_eq!(parse("", &coloured), parse("", &plain));
+}
+
+#[test]
+fn durations_do_not_change_names_between_runs() {
+    let before = fixture("go_verbose.txt");
+    let after = before
+        .replace("(0.00s)", "(1.37s)")
+        .replace("0.004s", "0.112s");
+    assert_eq!(parse(&after, ""), parse(&before, ""));
+}
+
+#[test]
+fn output_of_no_known_runner_gives_none() {
+    let texts = [
+        "",
+        "hello world\n",
+        "error[E0425]: cannot find value `x` in this scope\n --> src/main.rs:2:5\n",
+        "Traceback (most recent call last):\n  File \"x.py\", line 1\nNameError: name 'x' is not defined\n",
+        "make: *** [Makefile:3: all] Error 1\n",
+    ];
+    let parsed: Vec<Option<TestReport>> = texts.iter().map(|text| parse(text, text)).collect();
+    assert_eq!(parsed, vec![None; texts.len()]);
+}
+
+#[test]
+fn summary_lines_outweigh_stray_lines_of_other_formats() {
+    let text = format!(
+        "ok 1 - printed by a test\n{}",
+        fixture("pytest_verbose.txt")
+    );
+    assert_eq!(
+        parse(&text, "").map(|report| report.format),
+        Some("pytest".to_owned())
+    );
+}
+
+/// A tiny deterministic generator, so the garbage is the same on every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_bytes_and_mangled_fixtures_never_panic() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let alphabet: Vec<char> = "ok not - # . [ ] ( ) ✓ ✕ × ● › > \n\r\t\x1b 0123 PASS FAIL test result: passed failed running <testcase /> <![CDATA[ &amp; &#x; ℹ ▶ ﹣ ---- { } \" ="
+        .chars()
+        .collect();
+    let mut samples: Vec<String> = Vec::new();
+    for _ in 0..200 {
+        let bytes: Vec<u8> = (0..(rng.next() % 400))
+            .map(|_| (rng.next() & 0xff) as u8)
+            .collect();
+        samples.push(String::from_utf8_lossy(&bytes).into_owned());
+        let len = (rng.next() % 300) as usize;
+        let text: String = (0..len)
+            .filter_map(|_| alphabet.get((rng.next() % alphabet.len() as u64) as usize))
+            .collect();
+        samples.push(text);
+    }
+    for name in TEXT_FIXTURES
+        .iter()
+        .chain(&["junit_pytest.xml", "junit_jest.xml"])
+    {
+        let text = fixture(name);
+        // Every prefix cut at a char boundary: truncated captures are common.
+        let mut cut = 0;
+        while cut < text.len() {
+            let at = (0..=3)
+                .map(|step| cut + step)
+                .find(|at| text.is_char_boundary(*at))
+                .unwrap_or(text.len());
+            samples.push(text[..at].to_owned());
+            cut = at + 1 + (rng.next() % 97) as usize;
+        }
+    }
+    for sample in &samples {
+        let _ = parse(sample, sample);
+        let _ = parse_junit_xml(sample);
+    }
+    assert!(samples.len() > 400);
+}
+
+#[test]
+fn junit_xml_printed_on_stdout_is_recognised() {
+    let report = parse(&fixture("junit_pytest.xml"), "");
+    assert_eq!(report, parse_junit_xml(&fixture("junit_pytest.xml")));
+}
+
+#[test]
+fn report_and_comparison_json_shape_is_pinned() {
+    let before = parse(&fixture("cargo_multi_target.txt"), "");
+    let after_text = fixture("cargo_multi_target.txt")
+        .replace("keeps_crlf ... FAILED", "keeps_crlf ... ok")
+        .replace("parses_file ... ok", "parses_file ... FAILED");
+    let after = parse(&after_text, "");
+    let (Some(before), Some(after)) = (before, after) else {
+        panic!("fixture not recognised")
+    };
+    insta::assert_json_snapshot!(
+        "cargo_before_after",
+        (&before, super::compare(&before, &after))
+    );
+}
