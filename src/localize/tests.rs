@@ -1,9 +1,5 @@
 //! Localization on realistic failure outputs.
 
-#![expect(
-    clippy::unwrap_used,
-    reason = "a failed setup step should fail the test loudly"
-)]
 
 use std::fmt::Write as _;
 use std::fs;
