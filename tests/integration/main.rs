@@ -1,1 +1,1 @@
-
+mod runner;
