@@ -54,9 +54,44 @@ fn lines_of(bytes: u64) -> String {
     format!("yes '{LINE}' | head -c {bytes}")
 }
 
-fn random_base64(bytes: u64) -> String {
-    // Base64 turns 3 bytes into 4 characters (plus a newline every 76).
-    format!("head -c {} /dev/urandom | base64 -w 76", bytes / 4 * 3)
+/// Size of each generated input file (64 MiB); the child `cat`s it repeatedly, so the
+/// generator costs next to nothing next to the runner.
+const INPUT_FILE_BYTES: usize = 64 << 20;
+
+/// Write a 64 MiB file of repeated `LINE`s and one of random base64 (76-column lines, from a
+/// fixed-seed xorshift so runs are comparable).
+fn input_files(dir: &std::path::Path) -> Result<[std::path::PathBuf; 2]> {
+    use base64::Engine as _;
+    let lines = dir.join("lines.txt");
+    let text = format!("{LINE}\n").repeat(INPUT_FILE_BYTES / (LINE.len() + 1) + 1);
+    std::fs::write(&lines, &text.as_bytes()[..INPUT_FILE_BYTES])?;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let raw: Vec<u8> = (0..INPUT_FILE_BYTES / 4 * 3 / 8 + 1)
+        .flat_map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state.to_le_bytes()
+        })
+        .collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&raw);
+    let mut wrapped = Vec::with_capacity(INPUT_FILE_BYTES + INPUT_FILE_BYTES / 76 + 1);
+    for line in encoded.as_bytes().chunks(76) {
+        wrapped.extend_from_slice(line);
+        wrapped.push(b'\n');
+    }
+    wrapped.truncate(INPUT_FILE_BYTES);
+    let random = dir.join("base64.txt");
+    std::fs::write(&random, &wrapped)?;
+    Ok([lines, random])
+}
+
+/// A script that writes `file` to stdout `times` times.
+fn cat_times(file: &std::path::Path, times: u64) -> String {
+    format!(
+        "i=0; while [ $i -lt {times} ]; do cat '{}'; i=$((i+1)); done",
+        file.display()
+    )
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -71,6 +106,9 @@ fn ms(duration: Duration) -> f64 {
 fn overhead(runs: usize) -> Result<()> {
     let settings = settings();
     let spec = spec(&["true"]);
+    let compile = Instant::now();
+    runner::bench::compile_rules(&settings.secrets)?;
+    let compile = compile.elapsed();
     let cold = Instant::now();
     runner::run(&spec, &settings)?;
     let cold = cold.elapsed();
@@ -101,6 +139,10 @@ fn overhead(runs: usize) -> Result<()> {
         "| first `runner::run` in a process (compiles the rules) | {:.2} ms |",
         ms(cold)
     );
+    println!(
+        "| of which compiling the redaction rules | {:.2} ms |",
+        ms(compile)
+    );
     println!();
     Ok(())
 }
@@ -130,15 +172,37 @@ fn plain_read(script: &str) -> Result<(u64, Duration)> {
 
 fn throughput(bytes: u64) -> Result<()> {
     let settings = settings();
+    let dir = tempfile::tempdir()?;
+    let [lines, random] = input_files(dir.path())?;
+    let times = bytes / INPUT_FILE_BYTES as u64;
     println!(
         "## capture + redaction throughput: child writes {} MiB to stdout",
-        bytes / MIB
+        times * INPUT_FILE_BYTES as u64 / MIB
     );
-    println!("| generator | plain read (no capture) | `runner::run` | stdout_bytes exact |");
+    println!(
+        "| child output | plain read, no capture (pipe + generator) | `runner::run` | \
+         stdout_bytes exact |"
+    );
     println!("|---|---|---|---|");
+    for (name, file) in [("test-log lines", &lines), ("random base64", &random)] {
+        let data = std::fs::read(file)?;
+        let start = Instant::now();
+        for _ in 0..times {
+            runner::bench::redact_and_capture(&data, 256 * 1024, &settings)?;
+        }
+        let rate = (times * data.len() as u64) as f64 / 1e6 / start.elapsed().as_secs_f64();
+        println!("| {name}, in memory (no child, no pipe) | - | {rate:.0} MB/s | - |");
+    }
     for (name, script) in [
-        ("`yes LINE | head -c N`", lines_of(bytes)),
-        ("`head -c 3N/4 /dev/urandom | base64`", random_base64(bytes)),
+        (
+            "test-log lines (`cat` of a 64 MiB file)",
+            cat_times(&lines, times),
+        ),
+        (
+            "random base64 (`cat` of a 64 MiB file)",
+            cat_times(&random, times),
+        ),
+        ("test-log lines (`yes LINE | head -c N`)", lines_of(bytes)),
     ] {
         let (plain_bytes, plain_time) = plain_read(&script)?;
         let start = Instant::now();
@@ -161,20 +225,31 @@ fn throughput(bytes: u64) -> Result<()> {
     Ok(())
 }
 
-/// In a fresh copy of this binary: capture `bytes` of output, print `stdout_bytes maxrss_kib`.
+/// In a fresh copy of this binary: capture `bytes` of output, print
+/// `stdout_bytes ru_maxrss_kib vm_hwm_kib`.
+///
+/// `ru_maxrss` survives `execve` on Linux, so a child started by a big parent reports the
+/// parent's peak; `VmHWM` from `/proc/self/status` belongs to the new address space only.
+/// Both are printed; the parent is kept small when it starts the child.
 fn rss_child(bytes: u64) -> Result<()> {
     let outcome = runner::run(&spec(&["sh", "-c", &lines_of(bytes)]), &settings())?;
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)?;
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let hwm = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("0");
     // On Linux ru_maxrss is in KiB.
-    println!("{} {}", outcome.stdout_bytes, usage.max_rss());
+    println!("{} {} {hwm}", outcome.stdout_bytes, usage.max_rss());
     Ok(())
 }
 
 fn rss(sizes: &[u64]) -> Result<()> {
     let exe = std::env::current_exe()?;
     println!("## peak RSS of a process capturing N bytes (fresh process per size)");
-    println!("| N | stdout_bytes | peak RSS |");
-    println!("|---|---|---|");
+    println!("| N | stdout_bytes | peak RSS (`ru_maxrss`) | peak RSS (`VmHWM`) |");
+    println!("|---|---|---|---|");
     for &size in sizes {
         let output = Command::new(&exe)
             .args(["--rss-child", &size.to_string()])
@@ -182,13 +257,18 @@ fn rss(sizes: &[u64]) -> Result<()> {
         let text = String::from_utf8_lossy(&output.stdout);
         let mut fields = text.split_whitespace();
         let seen = fields.next().unwrap_or("?");
-        let kib: u64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0);
+        let mut next_kib = || -> u64 { fields.next().and_then(|f| f.parse().ok()).unwrap_or(0) };
+        let (maxrss, hwm) = (next_kib(), next_kib());
         let label = if size >= GIB {
             format!("{} GiB", size / GIB)
         } else {
             format!("{} MiB", size / MIB)
         };
-        println!("| {label} | {seen} | {:.1} MiB |", kib as f64 / 1024.0);
+        println!(
+            "| {label} | {seen} | {:.1} MiB | {:.1} MiB |",
+            maxrss as f64 / 1024.0,
+            hwm as f64 / 1024.0
+        );
     }
     println!();
     Ok(())
@@ -206,12 +286,12 @@ fn main() -> Result<()> {
     let quick = args.iter().any(|a| a == "quick");
     if quick {
         overhead(20)?;
-        throughput(64 * MIB)?;
         rss(&[MIB, 16 * MIB])?;
+        throughput(64 * MIB)?;
     } else {
         overhead(200)?;
-        throughput(GIB)?;
         rss(&[MIB, 100 * MIB, GIB])?;
+        throughput(GIB)?;
     }
     Ok(())
 }

@@ -9,6 +9,8 @@
 //! (spawn and supervise), `rules` and `redact` (what is redacted and how, over a stream),
 //! `capture` (head and ring tail), `linux` (platform calls).
 
+#[doc(hidden)]
+pub mod bench;
 mod capture;
 mod env;
 mod linux;

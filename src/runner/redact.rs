@@ -19,7 +19,7 @@ use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 use super::model::{RunnerError, Secret};
 use super::rules::{
     EXTENDED_MATCH_MAX_BYTES, Extent, PRIVATE_KEY_END, Rule, jwt_len, private_key_block_end,
-    rules_for,
+    rules_for, run_end,
 };
 
 /// Bytes gathered beyond the carried window before a scan (256 KiB), so the carried window
@@ -132,7 +132,7 @@ impl Redactor {
     }
 }
 
-/// The maximum length of a rule's matches, or an error for an unbounded rule (a bug: the
+/// The maximum length of a rule's matches (regex plus what its extent adds), or an error for an unbounded rule (a bug: the
 /// window would be infinite).
 fn max_len(rule: &Rule) -> Result<usize, RunnerError> {
     let hir = regex_syntax::ParserBuilder::new()
@@ -145,6 +145,7 @@ fn max_len(rule: &Rule) -> Result<usize, RunnerError> {
         })?;
     hir.properties()
         .maximum_len()
+        .map(|len| len + rule.extent.extra_max_bytes())
         .ok_or_else(|| RunnerError::Redaction {
             reason: format!("rule {} has no maximum length", rule.id),
         })
@@ -221,6 +222,9 @@ impl RedactStream<'_> {
                     private_key_block_end(&redactor.private_key_end, &self.work, found.end())
                         .unwrap_or(found.end()),
                 ),
+                Extent::Run { class, max_extra } => {
+                    Some(run_end(&self.work, found.end(), class, max_extra))
+                }
                 Extent::Jwt => jwt_len(&self.work[found.start()..]).map(|len| found.start() + len),
             };
             let Some(end) = end else {

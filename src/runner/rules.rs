@@ -71,6 +71,57 @@ pub(crate) enum Extent {
     PrivateKeyBlock,
     /// The regex matched `eyJ`; the match is a whole JWT or nothing.
     Jwt,
+    /// The regex matched a token's prefix and minimum length; the match extends over
+    /// following bytes of `class`, at most `max_extra` of them (a greedy `{min,max}` done in
+    /// code, which keeps the regex small and fast to compile).
+    Run { class: TokenClass, max_extra: usize },
+}
+
+impl Extent {
+    /// Bytes this extent can add beyond the regex match, for those not covered by
+    /// [`EXTENDED_MATCH_MAX_BYTES`].
+    pub(crate) fn extra_max_bytes(self) -> usize {
+        match self {
+            Self::Run { max_extra, .. } => max_extra,
+            Self::Regex | Self::PrivateKeyBlock | Self::Jwt => 0,
+        }
+    }
+}
+
+/// The characters a token's tail is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokenClass {
+    /// `[A-Za-z0-9]`
+    Alnum,
+    /// `[A-Za-z0-9_]`
+    AlnumUnderscore,
+    /// `[A-Za-z0-9_-]`
+    Base64Url,
+    /// `[A-Za-z0-9-]`
+    AlnumDash,
+}
+
+impl TokenClass {
+    fn contains(self, byte: u8) -> bool {
+        byte.is_ascii_alphanumeric()
+            || match self {
+                Self::Alnum => false,
+                Self::AlnumUnderscore => byte == b'_',
+                Self::Base64Url => byte == b'_' || byte == b'-',
+                Self::AlnumDash => byte == b'-',
+            }
+    }
+}
+
+/// Where a token run that the regex matched up to `end` really ends.
+pub(crate) fn run_end(haystack: &[u8], end: usize, class: TokenClass, max_extra: usize) -> usize {
+    end + haystack
+        .get(end..)
+        .unwrap_or_default()
+        .iter()
+        .take(max_extra)
+        .take_while(|&&byte| class.contains(byte))
+        .count()
 }
 
 /// One redaction rule: matches of `pattern` (extended per `extent`) become
@@ -87,23 +138,30 @@ pub(crate) struct Rule {
 /// The token-format rules, in priority order (an earlier rule wins at the same position, so
 /// `sk-ant-` is tried before `sk-`).
 ///
-/// Private keys and JWTs are found by a short regex and finished by code: as bounded
-/// repetitions in the regex (`.{0,8192}`) they made it take 40 ms to compile, which every
-/// `efix exec` would pay.
+/// Token tails, private keys and JWTs are found by a short regex and finished by code: as
+/// bounded repetitions in the regex (`.{0,8192}`, `{20,255}`) they made it take 40 ms to
+/// compile, which every `efix exec` would pay, and slowed the scan.
 fn pattern_rules() -> Vec<Rule> {
+    use TokenClass::{Alnum, AlnumDash, AlnumUnderscore, Base64Url};
+    let run = |class, max_extra| Extent::Run { class, max_extra };
     let table = [
         ("private-key", PRIVATE_KEY_BEGIN, Extent::PrivateKeyBlock),
         (
             "github-token",
-            r"gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255}",
-            Extent::Regex,
+            r"gh[pousr]_[A-Za-z0-9]{20}",
+            run(Alnum, 235),
+        ),
+        (
+            "github-token",
+            r"github_pat_[A-Za-z0-9_]{20}",
+            run(AlnumUnderscore, 235),
         ),
         (
             "anthropic-key",
-            r"\bsk-ant-[A-Za-z0-9_-]{20,255}",
-            Extent::Regex,
+            r"\bsk-ant-[A-Za-z0-9_-]{20}",
+            run(Base64Url, 235),
         ),
-        ("openai-key", r"\bsk-[A-Za-z0-9_-]{20,255}", Extent::Regex),
+        ("openai-key", r"\bsk-[A-Za-z0-9_-]{20}", run(Base64Url, 235)),
         (
             "aws-access-key",
             r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
@@ -111,8 +169,8 @@ fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "slack-token",
-            r"\bxox[abprs]-[A-Za-z0-9-]{10,255}",
-            Extent::Regex,
+            r"\bxox[abprs]-[A-Za-z0-9-]{10}",
+            run(AlnumDash, 245),
         ),
         ("jwt", r"\beyJ", Extent::Jwt),
     ];
