@@ -230,7 +230,7 @@ fn throughput(bytes: u64) -> Result<()> {
             "random base64 (`cat` of a 64 MiB file)",
             cat_times(&random, times),
         ),
-        ("test-log lines (`yes LINE | head -c N`)", lines_of(bytes)),
+        ("test-log lines (`yes LINE \\| head -c N`)", lines_of(bytes)),
     ] {
         let (plain_bytes, plain_time) = plain_read(&script)?;
         let (start, cpu) = (Instant::now(), own_cpu()?);
