@@ -9,6 +9,8 @@
 //! (spawn and supervise), `rules` and `redact` (what is redacted and how, over a stream),
 //! `capture` (head and ring tail), `linux` (platform calls).
 
+#[doc(hidden)]
+pub mod bench;
 mod capture;
 mod env;
 mod linux;
@@ -17,7 +19,8 @@ mod redact;
 mod rules;
 mod spawn;
 
-#[cfg(test)]
+// The behaviour tests drive real processes through /proc, which only Linux has.
+#[cfg(all(test, target_os = "linux"))]
 mod tests;
 
 pub use env::{DEFAULT_ENV_PASS, child_env, is_never_passed};

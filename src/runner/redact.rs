@@ -17,7 +17,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
 use super::model::{RunnerError, Secret};
-use super::rules::{Rule, rules_for};
+use super::rules::{
+    EXTENDED_MATCH_MAX_BYTES, Extent, PRIVATE_KEY_END, Rule, jwt_len, private_key_block_end,
+    rules_for, run_end,
+};
 
 /// Bytes gathered beyond the carried window before a scan (256 KiB), so the carried window
 /// (about 8 KiB, set by the longest rule) is rescanned only a few percent of the time.
@@ -33,8 +36,12 @@ pub(crate) struct Redactor {
     regex: Regex,
     /// Rule id of capture group `i + 1`.
     ids: Vec<String>,
+    /// How each rule's match ends.
+    extents: Vec<Extent>,
     /// `[REDACTED:<id>]` for each rule, prepared once.
     replacements: Vec<Vec<u8>>,
+    /// A private key's END line, for [`Extent::PrivateKeyBlock`].
+    private_key_end: Regex,
     /// Longest possible match plus one byte of look-ahead for `\b`.
     window: usize,
 }
@@ -49,7 +56,9 @@ impl Redactor {
         let window = rules
             .iter()
             .map(max_len)
-            .try_fold(0usize, |acc, len| len.map(|len| acc.max(len)))?
+            .try_fold(EXTENDED_MATCH_MAX_BYTES, |acc, len| {
+                len.map(|len| acc.max(len))
+            })?
             + 1;
         let combined = rules
             .iter()
@@ -63,14 +72,22 @@ impl Redactor {
             .map_err(|error| RunnerError::Redaction {
                 reason: error.to_string(),
             })?;
+        let private_key_end = RegexBuilder::new(&format!("(?-u){PRIVATE_KEY_END}"))
+            .unicode(false)
+            .build()
+            .map_err(|error| RunnerError::Redaction {
+                reason: error.to_string(),
+            })?;
         let replacements = rules
             .iter()
             .map(|rule| format!("[REDACTED:{}]", rule.id).into_bytes())
             .collect();
         Ok(Self {
             regex,
+            extents: rules.iter().map(|rule| rule.extent).collect(),
             ids: rules.into_iter().map(|rule| rule.id).collect(),
             replacements,
+            private_key_end,
             window,
         })
     }
@@ -115,7 +132,7 @@ impl Redactor {
     }
 }
 
-/// The maximum length of a rule's matches, or an error for an unbounded rule (a bug: the
+/// The maximum length of a rule's matches (regex plus what its extent adds), or an error for an unbounded rule (a bug: the
 /// window would be infinite).
 fn max_len(rule: &Rule) -> Result<usize, RunnerError> {
     let hir = regex_syntax::ParserBuilder::new()
@@ -128,6 +145,7 @@ fn max_len(rule: &Rule) -> Result<usize, RunnerError> {
         })?;
     hir.properties()
         .maximum_len()
+        .map(|len| len + rule.extent.extra_max_bytes())
         .ok_or_else(|| RunnerError::Redaction {
             reason: format!("rule {} has no maximum length", rule.id),
         })
@@ -183,11 +201,12 @@ impl RedactStream<'_> {
             len.saturating_sub(redactor.window)
         };
         let mut emitted = self.look;
-        while emitted < settled {
+        let mut search_from = self.look;
+        while search_from < settled {
             let Some(found) =
                 redactor
                     .regex
-                    .captures_read_at(&mut self.locations, &self.work, emitted)
+                    .captures_read_at(&mut self.locations, &self.work, search_from)
             else {
                 break;
             };
@@ -197,12 +216,29 @@ impl RedactStream<'_> {
             let rule = (0..redactor.ids.len())
                 .find(|&index| self.locations.get(index + 1).is_some())
                 .unwrap_or(0);
+            let end = match redactor.extents[rule] {
+                Extent::Regex => Some(found.end()),
+                Extent::PrivateKeyBlock => Some(
+                    private_key_block_end(&redactor.private_key_end, &self.work, found.end())
+                        .unwrap_or(found.end()),
+                ),
+                Extent::Run { class, max_extra } => {
+                    Some(run_end(&self.work, found.end(), class, max_extra))
+                }
+                Extent::Jwt => jwt_len(&self.work[found.start()..]).map(|len| found.start() + len),
+            };
+            let Some(end) = end else {
+                // A trigger that is not a whole token: look again one byte further on.
+                search_from = found.start() + 1;
+                continue;
+            };
             sink(&self.work[emitted..found.start()]);
             sink(&redactor.replacements[rule]);
             self.counts[rule] += 1;
             // Rules never match the empty string (each starts with a literal), so this
             // always advances.
-            emitted = found.end().max(emitted + 1);
+            emitted = end.max(found.start() + 1);
+            search_from = emitted;
         }
         let cut = settled.max(emitted).min(len);
         if emitted < cut {

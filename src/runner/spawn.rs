@@ -320,6 +320,7 @@ fn supervise<'r>(
     let pgid = Pid::from_raw(i32::try_from(pid).map_err(|_| {
         RunnerError::io("track the command", io::Error::from(ErrorKind::InvalidData))
     })?);
+    let mut guard = KillGroupOnDrop { pgid, armed: true };
     let pidfd = linux::pidfd_open(pid);
     let mut stdout = Stream::new(child.stdout.take().map(OwnedFd::from), redactor, settings);
     let mut stderr = Stream::new(child.stderr.take().map(OwnedFd::from), redactor, settings);
@@ -409,6 +410,7 @@ fn supervise<'r>(
             let reaped = child
                 .wait()
                 .map_err(|error| RunnerError::io("wait for the command", error))?;
+            guard.armed = false;
             let now = Instant::now();
             tracing::debug!(pid, status = %reaped, "command exited");
             status = Some(reaped);
@@ -423,6 +425,7 @@ fn supervise<'r>(
     stderr.close();
     if status.is_none() {
         status = child.try_wait().ok().flatten();
+        guard.armed = status.is_none();
     }
     Ok(Watched {
         status,
@@ -432,6 +435,22 @@ fn supervise<'r>(
         stderr,
         drain_cut_short,
     })
+}
+
+/// Kills the command's process group when supervision ends before the leader was reaped
+/// (an error return), so a failure inside efix never leaves the command running. Disarmed
+/// once the leader is reaped, after which the group id may be reused.
+struct KillGroupOnDrop {
+    pgid: Pid,
+    armed: bool,
+}
+
+impl Drop for KillGroupOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            signal_group(self.pgid, Signal::SIGKILL);
+        }
+    }
 }
 
 /// Wait up to `wait` for the pipes to have data (or hang up) or the pidfd to signal exit;

@@ -134,7 +134,8 @@ fn child_that_ignores_sigterm_is_killed_after_the_grace_period() {
         "-c",
         "trap '' TERM; echo ready; sleep 61.1002; echo survived",
     ];
-    let outcome = run_ok(&spec(&argv, Duration::from_millis(300)), &settings());
+    // A whole second, so even a starved shell has set its trap before SIGTERM arrives.
+    let outcome = run_ok(&spec(&argv, Duration::from_secs(1)), &settings());
     assert_eq!(
         normalized(outcome),
         Outcome {

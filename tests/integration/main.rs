@@ -13,3 +13,4 @@ mod demo;
 mod ecosystems;
 mod patch;
 mod pipeline;
+mod runner;
