@@ -7,6 +7,15 @@
 //!
 //! Run with `cargo bench --bench pipeline`.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "a benchmark that cannot set up should stop loudly"
+)]
+#![expect(
+    clippy::print_stdout,
+    reason = "a benchmark reports its figures on stdout"
+)]
+
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -33,7 +42,11 @@ fn pipeline_overhead() {
     let scratch = tempfile::tempdir().unwrap();
     let root = pipeline::demo::prepare(scratch.path()).unwrap();
     let artifacts = scratch.path().join("artifacts");
-    let overrides = Overrides { repo: root.clone(), engine: Some(EngineKind::Replay), ..Overrides::default() };
+    let overrides = Overrides {
+        repo: root.clone(),
+        engine: Some(EngineKind::Replay),
+        ..Overrides::default()
+    };
     let config = Config::resolve(None, &overrides, &Env::capture()).unwrap();
     let cancel = AtomicBool::new(false);
     let mut overheads = Vec::new();
@@ -48,28 +61,51 @@ fn pipeline_overhead() {
             artifacts: Some(artifacts.clone()),
             dry_run: true,
             repeat: 1,
-            engine: EngineSpec { kind: "replay".to_owned(), replay: None },
+            engine: EngineSpec {
+                kind: "replay".to_owned(),
+                replay: None,
+            },
         };
         let started = Instant::now();
-        let (summary, _) =
-            pipeline::run(&options, &config, &mut engine, Reporter::quiet(), &cancel, None).unwrap();
+        let (summary, _) = pipeline::run(
+            &options,
+            &config,
+            &mut engine,
+            Reporter::quiet(),
+            &cancel,
+            None,
+        )
+        .unwrap();
         let total = started.elapsed();
         assert_eq!(summary.status_text, "fixed and proven");
         let evidence = pipeline::verify::read_evidence(&artifacts).unwrap();
-        let in_commands: u64 =
-            evidence.commands.iter().filter_map(|c| c.outcome.as_ref()).map(|o| o.duration_ms).sum();
+        let in_commands: u64 = evidence
+            .commands
+            .iter()
+            .filter_map(|c| c.outcome.as_ref())
+            .map(|o| o.duration_ms)
+            .sum();
         commands = evidence.commands.len();
         totals.push(total.as_secs_f64() * 1000.0);
         overheads.push(total.as_secs_f64() * 1000.0 - in_commands as f64);
     }
     println!("pipeline: demo run (dry run), {PIPELINE_RUNS} runs, {commands} commands each");
     println!("  total            median {:8.1} ms", median(totals));
-    println!("  overhead         median {:8.1} ms  (total minus the commands' own durations; goal <= 200 ms)", median(overheads.clone()));
-    println!("  overhead         max    {:8.1} ms", overheads.iter().cloned().fold(0.0, f64::max));
+    println!(
+        "  overhead         median {:8.1} ms  (total minus the commands' own durations; goal <= 200 ms)",
+        median(overheads.clone())
+    );
+    println!(
+        "  overhead         max    {:8.1} ms",
+        overheads.iter().cloned().fold(0.0, f64::max)
+    );
 }
 
 fn time_spawn(mut command: Command) -> Duration {
-    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let started = Instant::now();
     let status = command.status().unwrap();
     let elapsed = started.elapsed();
@@ -87,7 +123,10 @@ fn exec_overhead() {
     for _ in 0..EXEC_RUNS {
         direct.push(time_spawn(Command::new("true")).as_secs_f64() * 1000.0);
         let mut command = Command::new(efix);
-        command.args(["exec", "--repo"]).arg(dir.path()).args(["--", "true"]);
+        command
+            .args(["exec", "--repo"])
+            .arg(dir.path())
+            .args(["--", "true"]);
         through.push(time_spawn(command).as_secs_f64() * 1000.0);
     }
     let (d, t) = (median(direct), median(through));

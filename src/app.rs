@@ -160,8 +160,8 @@ fn config_check(file: Option<PathBuf>, env: &Env) -> ExitStatus {
         repo: repo.clone(),
         ..Overrides::default()
     };
-    let explicit = file.or_else(|| Some(repo.join(".efix.yml")));
-    match resolve(&repo, explicit.as_deref(), &overrides, env) {
+    // Without a file argument, `.efix.yml` here is checked if present, else the defaults.
+    match resolve(&repo, file.as_deref(), &overrides, env) {
         Ok(config) => {
             report::stdout(&config::check_summary(&config));
             ExitStatus::Success

@@ -1,6 +1,5 @@
 //! Localization on realistic failure outputs.
 
-
 use std::fmt::Write as _;
 use std::fs;
 
