@@ -173,6 +173,26 @@ pub struct PolicyDecision {
     pub message: Option<String>,
 }
 
+impl PolicyDecision {
+    /// The command passed the allowlist.
+    pub fn allowed() -> PolicyDecision {
+        PolicyDecision {
+            allowed: true,
+            rule: None,
+            message: None,
+        }
+    }
+
+    /// The command was refused.
+    pub fn refused(refusal: &crate::policy::command::CommandRefusal) -> PolicyDecision {
+        PolicyDecision {
+            allowed: false,
+            rule: Some(refusal.rule.clone()),
+            message: Some(refusal.message.clone()),
+        }
+    }
+}
+
 /// One command efix ran (or refused to run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]

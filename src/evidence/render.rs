@@ -98,16 +98,8 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
                 .unwrap_or_else(|| "–".to_owned()),
             cell(&record.command),
             policy,
-            record
-                .outcome
-                .as_ref()
-                .map(exit_text)
-                .unwrap_or_else(|| "–".to_owned()),
-            record
-                .outcome
-                .as_ref()
-                .map(|o| duration(o.duration_ms))
-                .unwrap_or_else(|| "–".to_owned()),
+            exit_cell(record),
+            duration_cell(record),
             tests_text(record),
         );
     }
@@ -125,20 +117,12 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
                 candidate.reasons.join("; ")
             );
         }
-        if !localization.engine_focus.is_empty() {
-            let _ = writeln!(
-                out,
-                "- engine focus files: {}",
-                code_list(&localization.engine_focus)
-            );
-        }
-        if !localization.engine_focus_unknown.is_empty() {
-            let _ = writeln!(
-                out,
-                "- engine named files that do not exist (ignored): {}",
-                code_list(&localization.engine_focus_unknown)
-            );
-        }
+        list_line(&mut out, "engine focus files", &localization.engine_focus);
+        list_line(
+            &mut out,
+            "engine named files that do not exist (ignored)",
+            &localization.engine_focus_unknown,
+        );
         let sent: Vec<String> = localization
             .excerpts
             .iter()
@@ -278,16 +262,8 @@ fn row(out: &mut String, evidence: &Evidence, id: usize, label: &str) {
         let _ = writeln!(
             out,
             "| {label} (#{id}) | {} | {} | {} |",
-            record
-                .outcome
-                .as_ref()
-                .map(exit_text)
-                .unwrap_or_else(|| "–".to_owned()),
-            record
-                .outcome
-                .as_ref()
-                .map(|o| duration(o.duration_ms))
-                .unwrap_or_default(),
+            exit_cell(record),
+            duration_cell(record),
             tests_text(record)
         );
     }
@@ -325,20 +301,16 @@ fn guard(out: &mut String, evidence: &Evidence, number: u32) {
     };
     let _ = writeln!(out, "**Guard:** {name}  ");
     let _ = writeln!(out, "{}\n", one_line(&prevent.detail));
-    if !prevent.failed_without_fix.is_empty() {
-        let _ = writeln!(
-            out,
-            "- failed with only the test changes applied: {}",
-            code_list(&prevent.failed_without_fix)
-        );
-    }
-    if !prevent.passed_with_fix.is_empty() {
-        let _ = writeln!(
-            out,
-            "- passed with the whole change: {}",
-            code_list(&prevent.passed_with_fix)
-        );
-    }
+    list_line(
+        out,
+        "failed with only the test changes applied",
+        &prevent.failed_without_fix,
+    );
+    list_line(
+        out,
+        "passed with the whole change",
+        &prevent.passed_with_fix,
+    );
     out.push('\n');
 }
 
@@ -569,6 +541,22 @@ fn exit_text(outcome: &Outcome) -> String {
     }
 }
 
+fn exit_cell(record: &CommandRecord) -> String {
+    record
+        .outcome
+        .as_ref()
+        .map(exit_text)
+        .unwrap_or_else(|| "–".to_owned())
+}
+
+fn duration_cell(record: &CommandRecord) -> String {
+    record
+        .outcome
+        .as_ref()
+        .map(|o| duration(o.duration_ms))
+        .unwrap_or_else(|| "–".to_owned())
+}
+
 fn tests_text(record: &CommandRecord) -> String {
     match &record.tests {
         None => "–".to_owned(),
@@ -641,6 +629,13 @@ fn issue_text(issue: &crate::policy::Issue) -> String {
         _ => String::new(),
     };
     format!("`{}`{location}: {}", issue.rule, one_line(&issue.message))
+}
+
+/// `- label: `a`, `b`` when there are items.
+fn list_line(out: &mut String, label: &str, items: &[String]) {
+    if !items.is_empty() {
+        let _ = writeln!(out, "- {label}: {}", code_list(items));
+    }
 }
 
 fn code_list(items: &[String]) -> String {

@@ -28,58 +28,31 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let id = self.evidence.commands.len();
-        let checked = command::check(command, &self.config.allow);
-        let argv = match checked {
-            Ok(argv) => argv,
-            Err(refusal) => {
-                self.evidence.commands.push(CommandRecord {
-                    id,
-                    phase,
-                    purpose,
-                    round,
-                    command: command.to_owned(),
-                    policy: PolicyDecision {
-                        allowed: false,
-                        rule: Some(refusal.rule.clone()),
-                        message: Some(refusal.message.clone()),
-                    },
-                    outcome: None,
-                    tests: None,
-                });
-                return Ok(Some(id));
+        let (policy, outcome) = match command::check(command, &self.config.allow) {
+            Err(refusal) => (PolicyDecision::refused(&refusal), None),
+            Ok(argv) => {
+                let remaining = self.remaining();
+                if remaining < MIN_COMMAND_TIME {
+                    return Ok(None);
+                }
+                let spec = CommandSpec {
+                    argv,
+                    cwd: self.root.clone(),
+                    timeout: self.config.command_timeout.min(remaining),
+                };
+                let _ticker = self.reporter.running(&format!("`{command}`"));
+                let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
+                (PolicyDecision::allowed(), Some(outcome))
             }
         };
-        let remaining = self.remaining();
-        if remaining < MIN_COMMAND_TIME {
-            return Ok(None);
-        }
-        let spec = CommandSpec {
-            argv,
-            cwd: self.root.clone(),
-            timeout: self.config.command_timeout.min(remaining),
-        };
-        let outcome = {
-            let _ticker = self.reporter.running(&format!("`{command}`"));
-            runner::run_cancellable(&spec, &self.config.runner, self.cancel)?
-        };
-        let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
-        self.reporter.info(&format!(
-            "exit {} in {}{}",
-            outcome.exit_code.map(|c| c.to_string()).unwrap_or_else(|| {
-                if outcome.timed_out {
-                    "timed out".to_owned()
-                } else {
-                    "signal".to_owned()
-                }
-            }),
-            crate::evidence::duration_text(outcome.duration_ms),
-            tests
-                .as_ref()
-                .map(|t| format!(", {} passed, {} failed ({})", t.passed, t.failed, t.format))
-                .unwrap_or_default()
-        ));
-        if self.evidence.sandbox.is_none() {
-            self.evidence.sandbox = Some(outcome.sandbox.clone());
+        let tests = outcome
+            .as_ref()
+            .and_then(|o| testreport::parse(&o.stdout, &o.stderr));
+        if let Some(outcome) = &outcome {
+            self.reporter.info(&progress_line(outcome, tests.as_ref()));
+            if self.evidence.sandbox.is_none() {
+                self.evidence.sandbox = Some(outcome.sandbox.clone());
+            }
         }
         self.evidence.commands.push(CommandRecord {
             id,
@@ -87,14 +60,29 @@ impl Ctx<'_> {
             purpose,
             round,
             command: command.to_owned(),
-            policy: PolicyDecision {
-                allowed: true,
-                rule: None,
-                message: None,
-            },
-            outcome: Some(outcome),
+            policy,
+            outcome,
             tests,
         });
         Ok(Some(id))
     }
+}
+
+/// `exit 101 in 1.05 s, 0 passed, 1 failed (cargo)`.
+fn progress_line(
+    outcome: &crate::runner::Outcome,
+    tests: Option<&testreport::TestReport>,
+) -> String {
+    let exit = match (outcome.exit_code, outcome.timed_out) {
+        (_, true) => "timed out".to_owned(),
+        (Some(code), false) => format!("exit {code}"),
+        (None, false) => "killed by a signal".to_owned(),
+    };
+    let tests = tests
+        .map(|t| format!(", {} passed, {} failed ({})", t.passed, t.failed, t.format))
+        .unwrap_or_default();
+    format!(
+        "{exit} in {}{tests}",
+        crate::evidence::duration_text(outcome.duration_ms)
+    )
 }

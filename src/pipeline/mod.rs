@@ -6,6 +6,7 @@
 
 mod artifacts;
 mod checkpoint;
+mod checks;
 mod commands;
 pub mod demo;
 mod fix;

@@ -262,11 +262,7 @@ fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
                 purpose,
                 round: None,
                 command: command.clone(),
-                policy: crate::evidence::PolicyDecision {
-                    allowed: false,
-                    rule: Some(refusal.rule.clone()),
-                    message: Some(refusal.message.clone()),
-                },
+                policy: crate::evidence::PolicyDecision::refused(&refusal),
                 outcome: None,
                 tests: None,
             });

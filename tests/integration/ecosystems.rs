@@ -14,22 +14,8 @@ fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
     });
     let (_guard, path) = replay_file(&replay.to_string());
     let artifacts = repo.root.parent().unwrap().join("artifacts");
-    let run = Efix::new()
-        .args([
-            "run",
-            "--repro",
-            repro,
-            "--max-rounds",
-            "1",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
-        .args(["--artifacts"])
-        .args([&artifacts])
+    let run = Efix::replay_run(repo, repro, &path)
+        .args(["--max-rounds", "1"])
         .run();
     let evidence =
         serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap())

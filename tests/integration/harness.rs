@@ -25,6 +25,19 @@ impl Efix {
         }
     }
 
+    /// `efix run --repro CMD --engine replay --replay FILE --repo ROOT --artifacts
+    /// ROOT/../artifacts`.
+    pub fn replay_run(repo: &Repo, repro: &str, replay: &Path) -> Efix {
+        let artifacts = repo.root.parent().unwrap().join("artifacts");
+        Efix::new()
+            .args(["run", "--repro", repro, "--engine", "replay", "--replay"])
+            .args([replay])
+            .args(["--repo"])
+            .args([&repo.root])
+            .args(["--artifacts"])
+            .args([&artifacts])
+    }
+
     pub fn args<I, S>(mut self, args: I) -> Efix
     where
         I: IntoIterator<Item = S>,

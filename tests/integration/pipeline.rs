@@ -29,15 +29,7 @@ fn replay(fixes: Vec<Value>) -> String {
 fn run(repo: &Repo, fixes: Vec<Value>, extra: &[&str]) -> (crate::harness::Run, Value) {
     let (_guard, path) = replay_file(&replay(fixes));
     let artifacts = repo.root.parent().unwrap().join("artifacts");
-    let run = Efix::new()
-        .args(["run", "--repro", REPRO, "--engine", "replay", "--replay"])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
-        .args(["--artifacts"])
-        .args([&artifacts])
-        .args(extra)
-        .run();
+    let run = Efix::replay_run(repo, REPRO, &path).args(extra).run();
     let evidence = std::fs::read_to_string(artifacts.join("evidence.json"))
         .map(|t| serde_json::from_str(&t).unwrap())
         .unwrap_or(Value::Null);
@@ -175,14 +167,13 @@ fn a_command_outside_the_allowlist_exits_4_and_runs_nothing() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
     let marker = repo.root.parent().unwrap().join("ran");
-    let run = Efix::new()
-        .args(["run", "--engine", "replay", "--replay"])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
-        .args(["--repro", &format!("bash -c 'touch {}'", marker.display())])
-        .run()
-        .expect_code(4);
+    let run = Efix::replay_run(
+        &repo,
+        &format!("bash -c 'touch {}'", marker.display()),
+        &path,
+    )
+    .run()
+    .expect_code(4);
     assert!(!marker.exists());
     assert_eq!(run.json()["status"], "policy-refused");
 }
@@ -191,18 +182,7 @@ fn a_command_outside_the_allowlist_exits_4_and_runs_nothing() {
 fn a_passing_command_exits_3() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
-    let run = Efix::new()
-        .args([
-            "run",
-            "--repro",
-            "cargo test last_value",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
+    let run = Efix::replay_run(&repo, "cargo test last_value", &path)
         .run()
         .expect_code(3);
     assert_eq!(run.json()["status"], "not-reproduced");
@@ -212,18 +192,7 @@ fn a_passing_command_exits_3() {
 fn a_mistyped_test_filter_that_runs_no_test_exits_3() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
-    let run = Efix::new()
-        .args([
-            "run",
-            "--repro",
-            "cargo test crfl",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
+    let run = Efix::replay_run(&repo, "cargo test crfl", &path)
         .run()
         .expect_code(3);
     assert!(
@@ -242,20 +211,8 @@ fn an_exhausted_time_budget_stops_cleanly_with_partial_evidence() {
     ]);
     let before = repo.fingerprint();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
-    let run = Efix::new()
-        .args([
-            "run",
-            "--repro",
-            "python3 slow.py",
-            "--timeout-seconds",
-            "1",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
+    let run = Efix::replay_run(&repo, "python3 slow.py", &path)
+        .args(["--timeout-seconds", "1"])
         .run()
         .expect_code(1);
     assert_eq!(run.json()["status"], "budget-exhausted");
@@ -268,14 +225,7 @@ fn sigterm_mid_run_restores_the_tree_and_resume_finishes_without_asking_again() 
     let before = repo.fingerprint();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
     let artifacts = repo.root.parent().unwrap().join("artifacts");
-    let child = Efix::new()
-        .args(["run", "--repro", REPRO, "--engine", "replay", "--replay"])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
-        .args(["--artifacts"])
-        .args([&artifacts])
-        .spawn();
+    let child = Efix::replay_run(&repo, REPRO, &path).spawn();
     // Wait until the run is inside the fix rounds, then interrupt it.
     wait_for_stage(&artifacts.join("checkpoint.json"), "fixing");
     nix::sys::signal::kill(
@@ -343,20 +293,8 @@ fn differing_outcomes_over_repeats_are_flaky_and_no_fix_is_claimed() {
         ),
     ]);
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
-    let run = Efix::new()
-        .args([
-            "run",
-            "--repro",
-            "python3 flip.py",
-            "--repeat",
-            "2",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
+    let run = Efix::replay_run(&repo, "python3 flip.py", &path)
+        .args(["--repeat", "2"])
         .run()
         .expect_code(1);
     assert_eq!(run.json()["status"], "flaky");
@@ -443,19 +381,8 @@ fn verify_reports_a_claim_that_no_longer_holds() {
 fn progress_uses_github_groups_under_actions() {
     let repo = Repo::demo();
     let (_g, path) = replay_file(&replay(vec![real_fix()]));
-    let run = Efix::new()
+    let run = Efix::replay_run(&repo, "cargo test last_value", &path)
         .env("GITHUB_ACTIONS", "true")
-        .args([
-            "run",
-            "--repro",
-            "cargo test last_value",
-            "--engine",
-            "replay",
-            "--replay",
-        ])
-        .args([&path])
-        .args(["--repo"])
-        .args([&repo.root])
         .run()
         .expect_code(3);
     let stderr = run.stderr();
