@@ -143,7 +143,9 @@ pub(crate) fn policy_checks(
     let unjustified: Vec<&str> = changes
         .iter()
         .map(|c| c.path.as_str())
-        .filter(|path| !is_test_path(path) && !focus.iter().any(|f| f == path))
+        .filter(|path| {
+            !is_test_path(path) && !is_documentation(path) && !focus.iter().any(|f| f == path)
+        })
         .filter(|path| {
             !response
                 .file_justifications
@@ -173,4 +175,39 @@ pub(crate) fn policy_checks(
         );
     }
     issues
+}
+
+/// Documentation and changelogs cannot change behaviour, so the justification gate leaves
+/// them alone (upstream fixes often add a changelog entry).
+fn is_documentation(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or("");
+    let doc_dir = path.starts_with("docs/") || path.starts_with("doc/") || path.contains("/docs/");
+    let doc_ext = [".md", ".rst", ".txt", ".adoc"]
+        .iter()
+        .any(|e| name.ends_with(e));
+    let changelog = ["changelog", "changes", "news", "history", "release-notes"].contains(&stem)
+        && (!name.contains('.') || doc_ext);
+    doc_dir || doc_ext || changelog || path.starts_with("changelog.d/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_documentation;
+
+    #[test]
+    fn documentation_and_changelogs_are_recognised() {
+        for path in [
+            "README.md",
+            "docs/api.html",
+            "CHANGES.rst",
+            "changelog.d/123.bugfix",
+            "NEWS",
+        ] {
+            assert!(is_documentation(path), "{path}");
+        }
+        for path in ["src/lib.rs", "setup.py", "pkg/news.py", "Cargo.toml"] {
+            assert!(!is_documentation(path), "{path}");
+        }
+    }
 }

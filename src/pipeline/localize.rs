@@ -174,11 +174,13 @@ fn call(
 }
 
 /// The focus set: deterministic candidates and engine focus files (repository-relative).
+///
+/// Every candidate counts, not only the top ones whose contents were sent: a file the failure
+/// output names is localized, and a fix may rightly touch a frame further down the stack.
 pub(crate) fn focus_set(localization: &Localization) -> Vec<String> {
     let mut set: Vec<String> = localization
         .candidates
         .iter()
-        .take(TOP_FILES)
         .map(|c| c.path.clone())
         .collect();
     for path in localization

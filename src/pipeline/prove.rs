@@ -171,7 +171,7 @@ pub(crate) fn derive_suite(argv: &[String]) -> Option<Vec<String>> {
         "go" if argv.get(1).map(String::as_str) == Some("test") => {
             drop_options(argv, &["-run", "-test.run"], &[])
         }
-        "npx" | "jest" | "vitest" | "pnpm" | "yarn" => drop_options(
+        "npx" | "npm" | "jest" | "vitest" | "pnpm" | "yarn" => drop_options(
             argv,
             &["-t", "--testNamePattern", "--test-name-pattern"],
             &[],

@@ -335,16 +335,16 @@ fn a_changed_file_outside_the_focus_needs_a_justification() {
     let repo = Repo::demo();
     let mut fix = real_fix();
     let output = fix["output"].as_str().unwrap().to_owned()
-        + "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # kvconf\n \n-Parses `key = value` configuration text. `efix demo` copies this crate into a scratch git\n+Parses `key = value` configuration text (LF or CRLF). `efix demo` copies this crate into a scratch git\n";
+        + "--- a/Cargo.toml\n+++ b/Cargo.toml\n@@ -1,4 +1,4 @@\n [package]\n name = \"kvconf\"\n-version = \"0.1.0\"\n+version = \"0.1.1\"\n edition = \"2021\"\n";
     fix["output"] = Value::String(output.clone());
     let (first, evidence) = run(&repo, vec![fix.clone()], &["--max-rounds", "1"]);
     first.expect_code(1);
     let issues = &evidence["rounds"][0]["issues"];
     assert_eq!(issues[0]["rule"], "policy.justification");
-    assert_eq!(issues[0]["path"], "README.md");
+    assert_eq!(issues[0]["path"], "Cargo.toml");
 
     fix["file_justifications"] =
-        json!([{"file": "README.md", "reason": "documents that CRLF input is supported"}]);
+        json!([{"file": "Cargo.toml", "reason": "a bug-fix release bumps the patch version"}]);
     let repo = Repo::demo();
     let (second, _) = run(&repo, vec![fix], &["--max-rounds", "1"]);
     second.expect_code(0);
