@@ -188,14 +188,19 @@ pub fn run(
         dry_run: checkpoint.dry_run,
         checkpoint,
     };
-    let exit = drive(&mut ctx, engine);
-    // Whatever happened, the tree goes back to its start unless a proven fix stays applied.
+    let exit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut ctx, engine)));
+    // Whatever happened, the tree goes back to its start unless a proven fix stays applied;
+    // even a bug in efix (a panic) must not leave the user's files half-patched.
     let keep = ctx
         .evidence
         .fix
         .as_ref()
         .is_some_and(|fix| fix.left_applied);
     let restored = if keep { Ok(()) } else { ctx.restore() };
+    let exit = match exit {
+        Ok(exit) => exit,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     let exit = exit?;
     restored?;
     ctx.evidence.finished_at = Some(artifacts::now_rfc3339());
