@@ -233,14 +233,24 @@ fn reproduction(out: &mut String, evidence: &Evidence) {
     for id in &repro.runs {
         row(out, evidence, *id, "before: original source");
     }
-    let after = evidence
-        .fix
-        .as_ref()
-        .and_then(|fix| round(evidence, fix.round))
-        .and_then(|r| r.prove.as_ref())
-        .map(|p| p.reproduction);
+    // With a proven fix, the run with it; without one, the run with the last change tried.
+    let (after, label) = match &evidence.fix {
+        Some(fix) => (
+            round(evidence, fix.round)
+                .and_then(|r| r.prove.as_ref())
+                .map(|p| p.reproduction),
+            "after: with this change".to_owned(),
+        ),
+        None => match evidence.rounds.iter().rev().find(|r| r.prove.is_some()) {
+            Some(r) => (
+                r.prove.as_ref().map(|p| p.reproduction),
+                format!("after: with the change of round {} (not kept)", r.number),
+            ),
+            None => (None, String::new()),
+        },
+    };
     if let Some(id) = after {
-        row(out, evidence, id, "after: with this change");
+        row(out, evidence, id, &label);
     }
     if repro.flaky {
         out.push_str("\nThe runs disagreed, so the failure is flaky and no fix is claimed.\n");
@@ -252,7 +262,12 @@ fn reproduction(out: &mut String, evidence: &Evidence) {
         output_details(out, first, "Output before the fix");
     }
     if let Some(record) = after.and_then(|id| evidence.command(id)) {
-        output_details(out, record, "Output after the fix");
+        let title = if evidence.fix.is_some() {
+            "Output after the fix"
+        } else {
+            "Output with the last change tried"
+        };
+        output_details(out, record, title);
     }
     out.push('\n');
 }
@@ -628,7 +643,9 @@ fn issue_text(issue: &crate::policy::Issue) -> String {
         (Some(path), None) => format!(" ({path})"),
         _ => String::new(),
     };
-    format!("`{}`{location}: {}", issue.rule, one_line(&issue.message))
+    // The first line says what is wrong; output tails that follow are shown elsewhere.
+    let first = issue.message.lines().next().unwrap_or("");
+    format!("`{}`{location}: {}", issue.rule, one_line(first))
 }
 
 /// `- label: `a`, `b`` when there are items.

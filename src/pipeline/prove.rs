@@ -149,7 +149,7 @@ pub(crate) fn failure_issue(rule: &str, what: &str, record: &CommandRecord) -> I
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = lines[lines.len().saturating_sub(ISSUE_TAIL_LINES)..].join("\n");
     if !tail.is_empty() {
-        message.push_str(&format!("; last lines of output:\n{tail}"));
+        message.push_str(&format!("\nlast lines of output:\n{tail}"));
     }
     Issue::new(rule, message)
 }

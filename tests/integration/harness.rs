@@ -209,6 +209,10 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         (r"\b\d+(\.\d+)? (ms|s)\b", "[DURATION]"),
         (r"in \d+\.\d+s\b", "in [DURATION]"),
         (r"' \(\d+\) panicked", "' ([TID]) panicked"),
+        (
+            r"\(\d+ variables passed through\)",
+            "([N] variables passed through)",
+        ),
         (r"\d+ bytes", "[N] bytes"),
         (r"/tmp/[A-Za-z0-9._/-]+", "[TMP]"),
         (

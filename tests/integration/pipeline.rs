@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Efix, Repo, replay_file};
+use crate::harness::{Efix, Repo, replay_file, stable};
 
 const REPRO: &str = "cargo test crlf";
 
@@ -80,6 +80,12 @@ fn a_plausible_wrong_fix_exits_1_and_restores_the_tree() {
     assert_eq!(repo.fingerprint(), before);
     assert_eq!(evidence["rounds"][0]["verdict"], "proof-failed");
     assert!(evidence_md(&repo).contains("prove.reproduction"));
+    // Without a proven fix the PR body is the issue comment that explains why.
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+    insta::assert_snapshot!("wrong_fix_pr_body", stable(&body, &[&repo.root]));
+    let title = std::fs::read_to_string(artifacts.join("pr-title.txt")).unwrap();
+    assert_eq!(title, "efix: no proven fix for `cargo test crlf`\n");
 }
 
 #[test]
