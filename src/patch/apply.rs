@@ -8,7 +8,7 @@
 
 use crate::patch::model::{HunkReport, Level};
 use crate::patch::parse::{Hunk, HunkLine, Kind};
-use crate::patch::text::{Line, Lines, OutLine, collapse_ws, indent_len};
+use crate::patch::text::{Line, Lines, OutLine, indent_len, ws_runs_eq};
 use crate::policy::Issue;
 
 /// How many candidate places an error message lists.
@@ -57,10 +57,7 @@ fn ws_eq(ws: Ws, a: &str, b: &str) -> bool {
         Ws::Trailing => a.trim_end() == b.trim_end(),
         // Indentation must still agree: a shifted hunk is the `Indentation` level's job,
         // because its added lines must be shifted too.
-        Ws::Runs => {
-            a.trim_end() == b.trim_end()
-                || (leading(a) == leading(b) && collapse_ws(a) == collapse_ws(b))
-        }
+        Ws::Runs => a.trim_end() == b.trim_end() || (leading(a) == leading(b) && ws_runs_eq(a, b)),
     }
 }
 
@@ -208,6 +205,7 @@ fn land(
         let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
             continue;
         };
+        let old = old_side(&lines);
         let mut found: Vec<Landing> = Vec::new();
         if attempt.level == Level::Exact {
             let anchored_start = hunk.old_start <= 1;
@@ -218,14 +216,14 @@ fn land(
                 .count();
             if hint >= cursor
                 && (!anchored_start || hint == 0)
-                && let Some(l) = match_at(file, hint, &lines, attempt)
+                && let Some(l) = match_at(file, hint, &old, attempt)
                 && (trailing > 0 || l.end == file.lines.len())
             {
                 found.push(l);
             }
         } else {
             for p in cursor..file.lines.len() {
-                if let Some(l) = match_at(file, p, &lines, attempt)
+                if let Some(l) = match_at(file, p, &old, attempt)
                     && anchored(&hunk.lines, &lines, &l, attempt)
                 {
                     found.push(l);
@@ -294,8 +292,10 @@ fn anchored(original: &[HunkLine], lines: &[HunkLine], l: &Landing, attempt: Att
 }
 
 /// Try to match the old side of `lines` at file line `p`.
-fn match_at(file: &Lines, p: usize, lines: &[HunkLine], a: Attempt) -> Option<Landing> {
-    let old: Vec<&HunkLine> = lines.iter().filter(|l| l.kind != Kind::Add).collect();
+fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Landing> {
+    if !could_start(file, p, old, a) {
+        return None;
+    }
     let mut map = Vec::with_capacity(old.len());
     let mut shift: Option<i64> = None;
     let mut indent_char = ' ';
@@ -345,6 +345,28 @@ fn match_at(file: &Lines, p: usize, lines: &[HunkLine], a: Attempt) -> Option<La
         shift: shift.unwrap_or(0),
         indent_char,
     })
+}
+
+/// A cheap necessary condition for a landing at `p`, so most positions cost one comparison.
+fn could_start(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> bool {
+    let Some(fl) = file.lines.get(p) else {
+        return false;
+    };
+    let first_blank = old.first().is_some_and(|h| h.text.trim().is_empty());
+    if first_blank && fl.text.trim().is_empty() {
+        return true;
+    }
+    let target = if a.skip_blank {
+        old.iter().find(|h| !h.text.trim().is_empty())
+    } else {
+        old.first()
+    };
+    target.is_some_and(|h| ws_runs_eq(&h.text, fl.text))
+}
+
+/// The old side (context and `-` lines) of hunk lines.
+fn old_side(lines: &[HunkLine]) -> Vec<&HunkLine> {
+    lines.iter().filter(|l| l.kind != Kind::Add).collect()
 }
 
 fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mut char) -> bool {
@@ -478,6 +500,9 @@ fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
 /// Every non-blank `+` line must be in the result as often as the patch says.
 fn lost_added_line(path: &str, before: &str, after: &str, hunks: &[Hunk]) -> Option<Issue> {
     use std::collections::HashMap;
+    // Common leading and trailing lines count the same on both sides, so only the middles
+    // need counting: after = before - removed + added holds for them too.
+    let (_, before, after) = crate::patch::text::middles(before, after);
     let mut want: HashMap<&str, i64> = HashMap::new();
     for l in before.lines() {
         *want.entry(l.trim()).or_default() += 1;
@@ -535,9 +560,10 @@ fn diagnose(
         skip_blank: true,
         trim: (0, 0),
     };
+    let new_old = old_side(&new_side);
     if hunk.has_change()
         && let Some(p) =
-            (0..file.lines.len()).find(|&p| match_at(file, p, &new_side, loose).is_some())
+            (0..file.lines.len()).find(|&p| match_at(file, p, &new_old, loose).is_some())
     {
         {
             return Failure {
@@ -555,10 +581,10 @@ fn diagnose(
             };
         }
     }
-    let exact_lines: Vec<HunkLine> = hunk.lines.clone();
+    let exact_old = old_side(&hunk.lines);
     let offset = attempts()[1];
     if cursor > 0
-        && let Some(p) = (0..cursor).find(|&p| match_at(file, p, &exact_lines, offset).is_some())
+        && let Some(p) = (0..cursor).find(|&p| match_at(file, p, &exact_old, offset).is_some())
     {
         return Failure {
             issue: Issue::new(
@@ -603,7 +629,7 @@ fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
     let first = old.first()?;
     let hint = hunk.old_start.saturating_sub(1);
     let mut starts: Vec<usize> = (0..file.lines.len())
-        .filter(|&p| collapse_ws(file.lines[p].text) == collapse_ws(&first.text))
+        .filter(|&p| ws_runs_eq(file.lines[p].text, &first.text))
         .collect();
     starts.sort_by_key(|p| p.abs_diff(hint));
     let &p = starts.first()?;
@@ -620,7 +646,7 @@ fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
         let ok = if h.kind == Kind::Remove {
             h.text == fl.text
         } else {
-            collapse_ws(&h.text) == collapse_ws(fl.text)
+            ws_runs_eq(&h.text, fl.text)
         };
         if !ok {
             return Some(format!(

@@ -6,6 +6,7 @@
 use similar::{ChangeTag, TextDiff};
 
 use crate::patch::model::FileChange;
+use crate::patch::text::middles;
 
 fn text(bytes: Option<&Vec<u8>>) -> String {
     bytes
@@ -54,7 +55,8 @@ pub fn diff_of(changes: &[FileChange]) -> String {
 /// Lines added and removed in one change.
 pub(crate) fn line_counts(c: &FileChange) -> (usize, usize) {
     let (old, new) = (text(c.before.as_ref()), text(c.after.as_ref()));
-    let diff = TextDiff::from_lines(&old, &new);
+    let (_, old, new) = middles(&old, &new);
+    let diff = TextDiff::from_lines(old, new);
     let mut added = 0;
     let mut removed = 0;
     for op in diff.iter_all_changes() {
