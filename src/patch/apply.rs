@@ -57,7 +57,11 @@ fn ws_eq(ws: Ws, a: &str, b: &str) -> bool {
         Ws::Trailing => a.trim_end() == b.trim_end(),
         // Indentation must still agree: a shifted hunk is the `Indentation` level's job,
         // because its added lines must be shifted too.
-        Ws::Runs => a.trim_end() == b.trim_end() || (leading(a) == leading(b) && ws_runs_eq(a, b)),
+        // Indented or not must still agree; amounts may differ (git's ignore-space-change).
+        Ws::Runs => {
+            a.trim_end() == b.trim_end()
+                || (leading(a).is_empty() == leading(b).is_empty() && ws_runs_eq(a, b))
+        }
     }
 }
 
@@ -87,11 +91,11 @@ fn attempts() -> Vec<Attempt> {
         base(Level::Exact, Ws::Exact),
         base(Level::Offset, Ws::Exact),
         base(Level::TrailingWhitespace, Ws::Trailing),
-        base(Level::WhitespaceRuns, Ws::Runs),
         Attempt {
             indent: true,
             ..base(Level::Indentation, Ws::Runs)
         },
+        base(Level::WhitespaceRuns, Ws::Runs),
         Attempt {
             skip_blank: true,
             ..base(Level::BlankLines, Ws::Runs)
@@ -123,7 +127,15 @@ pub(crate) fn apply_hunks(path: &str, before: &str, hunks: &[Hunk]) -> Result<Ap
         for k in cursor..landing.start {
             out.push(OutLine::kept(&file.lines[k]));
         }
+        let emitted = out.len();
         emit(&file, &trimmed, &landing, &mut out);
+        // Exact context pins a hunk; a fuzzy landing or a bare insertion does not, and that
+        // is where re-added neighbours come from.
+        let loose =
+            attempt.level > Level::Offset || (landing.map.is_empty() && !file.lines.is_empty());
+        for l in &mut out[emitted..] {
+            l.loose = loose;
+        }
         cursor = landing.end;
         let line = (landing.start + 1) as u64;
         prev_hunk_line = Some(line);
@@ -460,6 +472,9 @@ fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
         let start = i;
         while i < out.len() && out[i].added {
             i += 1;
+        }
+        if !out[start..i].iter().any(|l| l.loose) {
+            continue;
         }
         let block: Vec<&str> = out[start..i].iter().map(|l| l.text.trim_end()).collect();
         let significant = block

@@ -6,7 +6,8 @@
 //! Parsing whole large files is too slow for the corpus goal (tree-sitter dominated the
 //! profile), so only a window is parsed: the changed lines widened to the nearest top-level
 //! statements (lines that start at column 0). When that window does not parse before the
-//! patch, small files fall back to a whole-file parse and large ones go unchecked.
+//! patch, small files fall back to a whole-file parse and large ones go unchecked; when a
+//! window shows an error after the patch, whole-file parses confirm it and give the line.
 
 use similar::{DiffTag, TextDiff};
 use tree_sitter::{Language, Node, Parser};
@@ -61,17 +62,20 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
     let lang = language(path)?;
     let mut parser = Parser::new();
     parser.set_language(&lang).ok()?;
+    // Windows are a fast screen; whole-file parses decide.
+    let mut flagged = false;
     let mut isolated = true;
     for w in windows(before, after) {
         if first_error(&mut parser, &w.before)?.is_some() {
             isolated = false;
-            continue;
-        }
-        if let Some(line) = first_error(&mut parser, &w.after)? {
-            return Some(line + w.first_line as u64);
+        } else if first_error(&mut parser, &w.after)?.is_some() {
+            // A window's edges can cut a construct the patch changed, so confirm it.
+            flagged = true;
+            break;
         }
     }
-    if isolated || before.len() > WHOLE_FILE_LIMIT || first_error(&mut parser, before)?.is_some() {
+    let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
+    if !whole || first_error(&mut parser, before)?.is_some() {
         return None;
     }
     first_error(&mut parser, after)?

@@ -24,6 +24,8 @@ pub(crate) struct OutLine {
     /// `None` = the file's default ending; `Some("")` = no ending if last.
     pub eol: Option<String>,
     pub added: bool,
+    /// Emitted by a hunk that landed without exact context (see the duplicate guard).
+    pub loose: bool,
 }
 
 impl OutLine {
@@ -32,6 +34,7 @@ impl OutLine {
             text: l.text.to_owned(),
             eol: Some(l.eol.to_owned()),
             added: false,
+            loose: false,
         }
     }
 
@@ -40,6 +43,7 @@ impl OutLine {
             text,
             eol: no_eol.then(String::new),
             added: true,
+            loose: false,
         }
     }
 }
