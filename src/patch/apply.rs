@@ -57,11 +57,9 @@ fn ws_eq(ws: Ws, a: &str, b: &str) -> bool {
         Ws::Trailing => a.trim_end() == b.trim_end(),
         // Indentation must still agree: a shifted hunk is the `Indentation` level's job,
         // because its added lines must be shifted too.
-        // Indented or not must still agree; amounts may differ (git's ignore-space-change).
-        Ws::Runs => {
-            a.trim_end() == b.trim_end()
-                || (leading(a).is_empty() == leading(b).is_empty() && ws_runs_eq(a, b))
-        }
+        // Indentation must still agree: added lines keep the model's indentation, so
+        // context that disagrees with the file on it would put them at the wrong depth.
+        Ws::Runs => a.trim_end() == b.trim_end() || (leading(a) == leading(b) && ws_runs_eq(a, b)),
     }
 }
 
@@ -242,6 +240,11 @@ fn land(
                 }
             }
         }
+        // With blank lines skippable, one place can be found from several starting blank
+        // lines; it is the same place when the first non-blank matched line is the same.
+        found.sort_by_key(|l| std::cmp::Reverse(l.map.iter().flatten().count()));
+        let mut seen = std::collections::HashSet::new();
+        found.retain(|l| seen.insert(first_nonblank_match(file, l)));
         if found.len() > 1 {
             found.sort_by_key(|l| l.start.abs_diff(hint));
             let places: Vec<String> = found
@@ -267,6 +270,14 @@ fn land(
         }
     }
     Err(diagnose(path, file, hunk, n, cursor, prev_line))
+}
+
+fn first_nonblank_match(file: &Lines, l: &Landing) -> Option<usize> {
+    l.map
+        .iter()
+        .flatten()
+        .copied()
+        .find(|&i| !file.lines[i].text.trim().is_empty())
 }
 
 /// The hunk's lines with `lead`/`tail` context lines dropped, when it has that many.
@@ -576,7 +587,13 @@ fn diagnose(
         trim: (0, 0),
     };
     let new_old = old_side(&new_side);
-    if hunk.has_change()
+    // Only added text can show a hunk is already in: a pure deletion's new side is bare
+    // context, found wherever that context is.
+    let adds_text = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == Kind::Add && !l.text.trim().is_empty());
+    if adds_text
         && let Some(p) =
             (0..file.lines.len()).find(|&p| match_at(file, p, &new_old, loose).is_some())
     {

@@ -35,12 +35,6 @@ pub(crate) struct Hunk {
     pub lines: Vec<HunkLine>,
 }
 
-impl Hunk {
-    pub fn has_change(&self) -> bool {
-        self.lines.iter().any(|l| l.kind != Kind::Context)
-    }
-}
-
 /// Everything a patch says about one file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct FilePatch {

@@ -98,8 +98,6 @@ fn starts_statement(line: &str) -> bool {
 
 /// One changed region of both texts, widened to whole statements and dedented.
 struct Window {
-    /// 0-based line in `after` where the window starts.
-    first_line: usize,
     before: String,
     after: String,
 }
@@ -154,7 +152,6 @@ fn windows(before: &str, after: &str) -> Vec<Window> {
         };
         let a_start = (start as i64 + shift).max(0) as usize;
         out.push(Window {
-            first_line: a_start,
             before: dedent(&b[start..old.end + extra]),
             after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
         });

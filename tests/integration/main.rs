@@ -1,1 +1,1 @@
-
+mod patch_fixtures;
