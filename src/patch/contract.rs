@@ -154,9 +154,22 @@ fn strip_patch_tags(text: &str) -> Result<String, Issue> {
     }
     let rest = &text[open + OPEN.len()..];
     let Some(close) = rest.find(CLOSE) else {
-        // Real answers are often cut off before `</patch>`; the rest of the answer is the
-        // patch, and an incomplete hunk will fail to apply on its own.
-        return Ok(rest.to_owned());
+        // Real answers are often cut off before `</patch>`. Cut at a context line, the rest
+        // is still a usable patch; cut after `+` or `-` lines, the last change is partial
+        // and lands unanchored, so it is refused.
+        let last = rest
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        if last.starts_with(' ') {
+            return Ok(rest.to_owned());
+        }
+        return Err(Issue::new(
+            "contract.truncated",
+            "the answer stops inside a hunk and <patch> is never closed (it was cut off); send \
+             a smaller patch and end it with </patch>",
+        ));
     };
     let inner = &rest[..close];
     let mut after = rest[close + CLOSE.len()..].trim();

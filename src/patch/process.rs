@@ -277,6 +277,25 @@ pub fn evaluate(
     raw: &str,
     policy: &PatchPolicy,
 ) -> Result<PatchReport, PatchError> {
+    evaluate_with(source, raw, policy, true)
+}
+
+/// Like [`evaluate`] but without the post-apply checks (size, tests, syntax): how the answer
+/// applies, for benches comparing with git, and for callers that run those checks themselves.
+pub fn evaluate_without_post_checks(
+    source: &dyn FileSource,
+    raw: &str,
+    policy: &PatchPolicy,
+) -> Result<PatchReport, PatchError> {
+    evaluate_with(source, raw, policy, false)
+}
+
+fn evaluate_with(
+    source: &dyn FileSource,
+    raw: &str,
+    policy: &PatchPolicy,
+    post_checks: bool,
+) -> Result<PatchReport, PatchError> {
     let answer = match classify(raw) {
         Ok(a) => a,
         Err(issue) => return Ok(PatchReport::rejected(vec![issue])),
@@ -343,10 +362,14 @@ pub fn evaluate(
             }
         }
     }
-    finish(work, policy)
+    finish(work, policy, post_checks)
 }
 
-fn finish(work: Work<'_>, policy: &PatchPolicy) -> Result<PatchReport, PatchError> {
+fn finish(
+    work: Work<'_>,
+    policy: &PatchPolicy,
+    post_checks: bool,
+) -> Result<PatchReport, PatchError> {
     let Work {
         files,
         order,
@@ -384,7 +407,12 @@ fn finish(work: Work<'_>, policy: &PatchPolicy) -> Result<PatchReport, PatchErro
     if !already.is_empty() {
         return Ok(PatchReport::rejected(already));
     }
-    for check in post_apply_checks() {
+    let checks = if post_checks {
+        post_apply_checks()
+    } else {
+        Vec::new()
+    };
+    for check in checks {
         issues.extend(check.check(&changes, policy));
     }
     if !issues.is_empty() {
