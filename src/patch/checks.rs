@@ -8,6 +8,7 @@
 use crate::patch::diff::{diff_stats, line_counts};
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
 use crate::patch::syntax;
+use crate::patch::text::lossless_str;
 use crate::policy::Issue;
 use crate::policy::tests::{is_test_path, weakened_tests};
 
@@ -31,7 +32,7 @@ pub(crate) trait PostApplyCheck {
 }
 
 fn text(b: Option<&Vec<u8>>) -> Option<std::borrow::Cow<'_, str>> {
-    b.map(|b| String::from_utf8_lossy(b))
+    b.map(|b| lossless_str(b))
 }
 
 /// `diff.max-files`: at most `max_files` files.

@@ -6,7 +6,7 @@
 use similar::{ChangeTag, TextDiff};
 
 use crate::patch::model::FileChange;
-use crate::patch::text::middles;
+use crate::patch::text::{lossless_str, middles};
 
 fn text(bytes: Option<&Vec<u8>>) -> String {
     bytes

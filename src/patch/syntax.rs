@@ -107,21 +107,33 @@ struct Window {
 fn windows(before: &str, after: &str) -> Vec<Window> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
     let a: Vec<&str> = after.split_inclusive('\n').collect();
-    let diff = TextDiff::from_lines(before, after);
-    let ops = diff.ops();
+    // Diff only the changed middles; their line ranges are shifted back afterwards.
+    let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+    let diff = TextDiff::from_lines(b_mid, a_mid);
+    let shifted = |r: std::ops::Range<usize>| r.start + skip..r.end + skip;
+    let ops: Vec<(DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> = diff
+        .ops()
+        .iter()
+        .map(|op| {
+            let (tag, old, new) = op.as_tag_tuple();
+            (tag, shifted(old), shifted(new))
+        })
+        .collect();
     let mut out = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        let (tag, old, new) = op.as_tag_tuple();
+    for (i, (tag, old, new)) in ops.iter().cloned().enumerate() {
         if tag == DiffTag::Equal {
             continue;
         }
-        let lower = match i.checked_sub(1).map(|k| ops[k].as_tag_tuple()) {
+        // The unchanged lines around the middles count as equal neighbours too.
+        let lower = match i.checked_sub(1).map(|k| &ops[k]) {
             Some((DiffTag::Equal, eq_old, _)) => eq_old.start,
-            _ => old.start,
+            Some(_) => old.start,
+            None => 0,
         };
-        let upper = match ops.get(i + 1).map(|o| o.as_tag_tuple()) {
+        let upper = match ops.get(i + 1) {
             Some((DiffTag::Equal, eq_old, _)) => eq_old.end,
-            _ => old.end,
+            Some(_) => old.end,
+            None => b.len(),
         };
         let shift = new.start as i64 - old.start as i64;
         let changed = b[old.clone()].iter().chain(&a[new.clone()]);

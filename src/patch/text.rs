@@ -99,6 +99,14 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Bytes as text: borrowed when valid UTF-8 (the fast, common case), lossy otherwise.
+pub(crate) fn lossless_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// Trim both ends and make every inner whitespace run one space.
 pub(crate) fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
