@@ -8,10 +8,8 @@ use similar::{ChangeTag, TextDiff};
 use crate::patch::model::FileChange;
 use crate::patch::text::{lossless_str, middles};
 
-fn text(bytes: Option<&Vec<u8>>) -> String {
-    bytes
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
+fn text(bytes: Option<&Vec<u8>>) -> std::borrow::Cow<'_, str> {
+    bytes.map(|b| lossless_str(b)).unwrap_or_default()
 }
 
 /// A unified diff (git style headers, 3 lines of context) of every change, in order.
