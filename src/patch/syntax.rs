@@ -65,14 +65,19 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
     // Windows are a fast screen; whole-file parses decide.
     let mut flagged = false;
     let mut isolated = true;
-    for w in windows(before, after) {
-        if first_error(&mut parser, &w.before)?.is_some() {
-            isolated = false;
-        } else if first_error(&mut parser, &w.after)?.is_some() {
-            // A window's edges can cut a construct the patch changed, so confirm it.
-            flagged = true;
-            break;
+    'regions: for tries in windows(before, after) {
+        for w in &tries {
+            if first_error(&mut parser, &w.before)?.is_some() {
+                continue;
+            }
+            if first_error(&mut parser, &w.after)?.is_some() {
+                // A window's edges can cut a construct the patch changed, so confirm it.
+                flagged = true;
+                break 'regions;
+            }
+            continue 'regions;
         }
+        isolated = false;
     }
     let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
     if !whole || first_error(&mut parser, before)?.is_some() {
@@ -102,9 +107,12 @@ struct Window {
     after: String,
 }
 
-/// One window per changed region, widened to whole statements at the changed lines'
+/// How many times a window may widen to its enclosing block.
+const MAX_WIDENINGS: usize = 4;
+
+/// Candidate windows per changed region, narrowest first, widened to whole statements at the changed lines'
 /// indentation, never past the unchanged lines that separate it from its neighbours.
-fn windows(before: &str, after: &str) -> Vec<Window> {
+fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
     let a: Vec<&str> = after.split_inclusive('\n').collect();
     // Diff only the changed middles; their line ranges are shifted back afterwards.
@@ -137,36 +145,46 @@ fn windows(before: &str, after: &str) -> Vec<Window> {
         };
         let shift = new.start as i64 - old.start as i64;
         let changed = b[old.clone()].iter().chain(&a[new.clone()]);
-        let level = changed
+        let mut level = changed
             .filter(|l| !l.trim().is_empty())
             .map(|l| indent(l))
             .min()
             .unwrap_or(0);
-        let start = (lower..old.start)
-            .rev()
-            .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
-            .unwrap_or(lower);
-        let extra = (old.end..upper)
-            .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
-            .map_or(upper - old.end, |k| k - old.end);
-        let cut = b.get(start).map_or(0, |l| indent(l).min(level));
-        let dedent = |lines: &[&str]| -> String {
-            lines
-                .iter()
-                .map(|l| {
-                    if indent(l) >= cut {
-                        l.get(cut..).unwrap_or(l)
-                    } else {
-                        l
-                    }
-                })
-                .collect()
-        };
-        let a_start = (start as i64 + shift).max(0) as usize;
-        out.push(Window {
-            before: dedent(&b[start..old.end + extra]),
-            after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
-        });
+        // Widen step by step to the enclosing blocks until a window parses before the patch.
+        let mut tries = Vec::new();
+        for _ in 0..MAX_WIDENINGS {
+            let start = (lower..old.start)
+                .rev()
+                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .unwrap_or(lower);
+            let extra = (old.end..upper)
+                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .map_or(upper - old.end, |k| k - old.end);
+            let cut = b.get(start).map_or(0, |l| indent(l).min(level));
+            let dedent = |lines: &[&str]| -> String {
+                lines
+                    .iter()
+                    .map(|l| {
+                        if indent(l) >= cut {
+                            l.get(cut..).unwrap_or(l)
+                        } else {
+                            l
+                        }
+                    })
+                    .collect()
+            };
+            let a_start = (start as i64 + shift).max(0) as usize;
+            tries.push(Window {
+                before: dedent(&b[start..old.end + extra]),
+                after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
+            });
+            let start_indent = b.get(start).map_or(0, |l| indent(l));
+            if start_indent == 0 || start == lower {
+                break;
+            }
+            level = start_indent - 1;
+        }
+        out.push(tries);
     }
     out
 }
