@@ -8,7 +8,7 @@
 
 use crate::patch::model::{HunkReport, Level};
 use crate::patch::parse::{Hunk, HunkLine, Kind};
-use crate::patch::text::{Line, Lines, OutLine, collapse_ws, indent_len};
+use crate::patch::text::{Line, Lines, OutLine, indent_len, ws_runs_eq};
 use crate::policy::Issue;
 
 /// How many candidate places an error message lists.
@@ -57,10 +57,9 @@ fn ws_eq(ws: Ws, a: &str, b: &str) -> bool {
         Ws::Trailing => a.trim_end() == b.trim_end(),
         // Indentation must still agree: a shifted hunk is the `Indentation` level's job,
         // because its added lines must be shifted too.
-        Ws::Runs => {
-            a.trim_end() == b.trim_end()
-                || (leading(a) == leading(b) && collapse_ws(a) == collapse_ws(b))
-        }
+        // Indentation must still agree: added lines keep the model's indentation, so
+        // context that disagrees with the file on it would put them at the wrong depth.
+        Ws::Runs => a.trim_end() == b.trim_end() || (leading(a) == leading(b) && ws_runs_eq(a, b)),
     }
 }
 
@@ -90,11 +89,11 @@ fn attempts() -> Vec<Attempt> {
         base(Level::Exact, Ws::Exact),
         base(Level::Offset, Ws::Exact),
         base(Level::TrailingWhitespace, Ws::Trailing),
-        base(Level::WhitespaceRuns, Ws::Runs),
         Attempt {
             indent: true,
             ..base(Level::Indentation, Ws::Runs)
         },
+        base(Level::WhitespaceRuns, Ws::Runs),
         Attempt {
             skip_blank: true,
             ..base(Level::BlankLines, Ws::Runs)
@@ -126,7 +125,15 @@ pub(crate) fn apply_hunks(path: &str, before: &str, hunks: &[Hunk]) -> Result<Ap
         for k in cursor..landing.start {
             out.push(OutLine::kept(&file.lines[k]));
         }
+        let emitted = out.len();
         emit(&file, &trimmed, &landing, &mut out);
+        // Exact context pins a hunk; a fuzzy landing or a bare insertion does not, and that
+        // is where re-added neighbours come from.
+        let loose =
+            attempt.level > Level::Offset || (landing.map.is_empty() && !file.lines.is_empty());
+        for l in &mut out[emitted..] {
+            l.loose = loose;
+        }
         cursor = landing.end;
         let line = (landing.start + 1) as u64;
         prev_hunk_line = Some(line);
@@ -208,6 +215,7 @@ fn land(
         let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
             continue;
         };
+        let old = old_side(&lines);
         let mut found: Vec<Landing> = Vec::new();
         if attempt.level == Level::Exact {
             let anchored_start = hunk.old_start <= 1;
@@ -218,20 +226,25 @@ fn land(
                 .count();
             if hint >= cursor
                 && (!anchored_start || hint == 0)
-                && let Some(l) = match_at(file, hint, &lines, attempt)
+                && let Some(l) = match_at(file, hint, &old, attempt)
                 && (trailing > 0 || l.end == file.lines.len())
             {
                 found.push(l);
             }
         } else {
             for p in cursor..file.lines.len() {
-                if let Some(l) = match_at(file, p, &lines, attempt)
+                if let Some(l) = match_at(file, p, &old, attempt)
                     && anchored(&hunk.lines, &lines, &l, attempt)
                 {
                     found.push(l);
                 }
             }
         }
+        // With blank lines skippable, one place can be found from several starting blank
+        // lines; it is the same place when the first non-blank matched line is the same.
+        found.sort_by_key(|l| std::cmp::Reverse(l.map.iter().flatten().count()));
+        let mut seen = std::collections::HashSet::new();
+        found.retain(|l| seen.insert(first_nonblank_match(file, l)));
         if found.len() > 1 {
             found.sort_by_key(|l| l.start.abs_diff(hint));
             let places: Vec<String> = found
@@ -257,6 +270,14 @@ fn land(
         }
     }
     Err(diagnose(path, file, hunk, n, cursor, prev_line))
+}
+
+fn first_nonblank_match(file: &Lines, l: &Landing) -> Option<usize> {
+    l.map
+        .iter()
+        .flatten()
+        .copied()
+        .find(|&i| !file.lines[i].text.trim().is_empty())
 }
 
 /// The hunk's lines with `lead`/`tail` context lines dropped, when it has that many.
@@ -294,8 +315,10 @@ fn anchored(original: &[HunkLine], lines: &[HunkLine], l: &Landing, attempt: Att
 }
 
 /// Try to match the old side of `lines` at file line `p`.
-fn match_at(file: &Lines, p: usize, lines: &[HunkLine], a: Attempt) -> Option<Landing> {
-    let old: Vec<&HunkLine> = lines.iter().filter(|l| l.kind != Kind::Add).collect();
+fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Landing> {
+    if !could_start(file, p, old, a) {
+        return None;
+    }
     let mut map = Vec::with_capacity(old.len());
     let mut shift: Option<i64> = None;
     let mut indent_char = ' ';
@@ -345,6 +368,28 @@ fn match_at(file: &Lines, p: usize, lines: &[HunkLine], a: Attempt) -> Option<La
         shift: shift.unwrap_or(0),
         indent_char,
     })
+}
+
+/// A cheap necessary condition for a landing at `p`, so most positions cost one comparison.
+fn could_start(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> bool {
+    let Some(fl) = file.lines.get(p) else {
+        return false;
+    };
+    let first_blank = old.first().is_some_and(|h| h.text.trim().is_empty());
+    if first_blank && fl.text.trim().is_empty() {
+        return true;
+    }
+    let target = if a.skip_blank {
+        old.iter().find(|h| !h.text.trim().is_empty())
+    } else {
+        old.first()
+    };
+    target.is_some_and(|h| ws_runs_eq(&h.text, fl.text))
+}
+
+/// The old side (context and `-` lines) of hunk lines.
+fn old_side(lines: &[HunkLine]) -> Vec<&HunkLine> {
+    lines.iter().filter(|l| l.kind != Kind::Add).collect()
 }
 
 fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mut char) -> bool {
@@ -439,6 +484,9 @@ fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
         while i < out.len() && out[i].added {
             i += 1;
         }
+        if !out[start..i].iter().any(|l| l.loose) {
+            continue;
+        }
         let block: Vec<&str> = out[start..i].iter().map(|l| l.text.trim_end()).collect();
         let significant = block
             .iter()
@@ -478,6 +526,9 @@ fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
 /// Every non-blank `+` line must be in the result as often as the patch says.
 fn lost_added_line(path: &str, before: &str, after: &str, hunks: &[Hunk]) -> Option<Issue> {
     use std::collections::HashMap;
+    // Common leading and trailing lines count the same on both sides, so only the middles
+    // need counting: after = before - removed + added holds for them too.
+    let (_, before, after) = crate::patch::text::middles(before, after);
     let mut want: HashMap<&str, i64> = HashMap::new();
     for l in before.lines() {
         *want.entry(l.trim()).or_default() += 1;
@@ -535,9 +586,16 @@ fn diagnose(
         skip_blank: true,
         trim: (0, 0),
     };
-    if hunk.has_change()
+    let new_old = old_side(&new_side);
+    // Only added text can show a hunk is already in: a pure deletion's new side is bare
+    // context, found wherever that context is.
+    let adds_text = hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == Kind::Add && !l.text.trim().is_empty());
+    if adds_text
         && let Some(p) =
-            (0..file.lines.len()).find(|&p| match_at(file, p, &new_side, loose).is_some())
+            (0..file.lines.len()).find(|&p| match_at(file, p, &new_old, loose).is_some())
     {
         {
             return Failure {
@@ -555,10 +613,10 @@ fn diagnose(
             };
         }
     }
-    let exact_lines: Vec<HunkLine> = hunk.lines.clone();
+    let exact_old = old_side(&hunk.lines);
     let offset = attempts()[1];
     if cursor > 0
-        && let Some(p) = (0..cursor).find(|&p| match_at(file, p, &exact_lines, offset).is_some())
+        && let Some(p) = (0..cursor).find(|&p| match_at(file, p, &exact_old, offset).is_some())
     {
         return Failure {
             issue: Issue::new(
@@ -603,7 +661,7 @@ fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
     let first = old.first()?;
     let hint = hunk.old_start.saturating_sub(1);
     let mut starts: Vec<usize> = (0..file.lines.len())
-        .filter(|&p| collapse_ws(file.lines[p].text) == collapse_ws(&first.text))
+        .filter(|&p| ws_runs_eq(file.lines[p].text, &first.text))
         .collect();
     starts.sort_by_key(|p| p.abs_diff(hint));
     let &p = starts.first()?;
@@ -620,7 +678,7 @@ fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
         let ok = if h.kind == Kind::Remove {
             h.text == fl.text
         } else {
-            collapse_ws(&h.text) == collapse_ws(fl.text)
+            ws_runs_eq(&h.text, fl.text)
         };
         if !ok {
             return Some(format!(

@@ -8,6 +8,7 @@
 use crate::patch::diff::{diff_stats, line_counts};
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
 use crate::patch::syntax;
+use crate::patch::text::lossless_str;
 use crate::policy::Issue;
 use crate::policy::tests::{is_test_path, weakened_tests};
 
@@ -30,8 +31,8 @@ pub(crate) trait PostApplyCheck {
     fn check(&self, changes: &[FileChange], policy: &PatchPolicy) -> Vec<Issue>;
 }
 
-fn text(b: Option<&Vec<u8>>) -> Option<String> {
-    b.map(|b| String::from_utf8_lossy(b).into_owned())
+fn text(b: Option<&Vec<u8>>) -> Option<std::borrow::Cow<'_, str>> {
+    b.map(|b| lossless_str(b))
 }
 
 /// `diff.max-files`: at most `max_files` files.
@@ -130,7 +131,10 @@ impl PostApplyCheck for Tests {
                     )
                     .at_path(c.path.clone()),
                 ),
-                (Some(b), Some(a)) => issues.extend(weakened_tests(&c.path, &b, &a)),
+                // Only test files and Rust sources (inline `#[test]`s) can hold tests.
+                (Some(b), Some(a)) if is_test_path(&c.path) || c.path.ends_with(".rs") => {
+                    issues.extend(weakened_tests(&c.path, &b, &a));
+                }
                 _ => {}
             }
         }

@@ -44,6 +44,7 @@ pub(crate) fn is_known_junk(line: &str) -> bool {
         || t == "<patch>"
         || t.starts_with("```")
         || t == "[start of patch]"
+        || (t.starts_with("[end of ") && t.ends_with(']'))
 }
 
 /// Whether a line (trimmed) is an XML/HTML-ish tag such as `<tool_call>` or `</answer>`.
@@ -153,9 +154,21 @@ fn strip_patch_tags(text: &str) -> Result<String, Issue> {
     }
     let rest = &text[open + OPEN.len()..];
     let Some(close) = rest.find(CLOSE) else {
+        // Real answers are often cut off before `</patch>`. Cut at a context line, the rest
+        // is still a usable patch; cut after `+` or `-` lines, the last change is partial
+        // and lands unanchored, so it is refused.
+        let last = rest
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        if last.starts_with(' ') {
+            return Ok(rest.to_owned());
+        }
         return Err(Issue::new(
-            "contract.tags",
-            "<patch> is never closed; end the patch with </patch>",
+            "contract.truncated",
+            "the answer stops inside a hunk and <patch> is never closed (it was cut off); send \
+             a smaller patch and end it with </patch>",
         ));
     };
     let inner = &rest[..close];

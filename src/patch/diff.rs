@@ -6,11 +6,10 @@
 use similar::{ChangeTag, TextDiff};
 
 use crate::patch::model::FileChange;
+use crate::patch::text::{lossless_str, middles};
 
-fn text(bytes: Option<&Vec<u8>>) -> String {
-    bytes
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
+fn text(bytes: Option<&Vec<u8>>) -> std::borrow::Cow<'_, str> {
+    bytes.map(|b| lossless_str(b)).unwrap_or_default()
 }
 
 /// A unified diff (git style headers, 3 lines of context) of every change, in order.
@@ -54,7 +53,8 @@ pub fn diff_of(changes: &[FileChange]) -> String {
 /// Lines added and removed in one change.
 pub(crate) fn line_counts(c: &FileChange) -> (usize, usize) {
     let (old, new) = (text(c.before.as_ref()), text(c.after.as_ref()));
-    let diff = TextDiff::from_lines(&old, &new);
+    let (_, old, new) = middles(&old, &new);
+    let diff = TextDiff::from_lines(old, new);
     let mut added = 0;
     let mut removed = 0;
     for op in diff.iter_all_changes() {

@@ -6,7 +6,8 @@
 //! Rule ids of the issues it reports (each message is one line a model can act on):
 //!
 //! - contract: `contract.empty`, `contract.prose` (text around the patch),
-//!   `contract.several-blocks`, `contract.fence-in-diff`, `contract.tags` (`<tool_call>` and
+//!   `contract.several-blocks`, `contract.fence-in-diff`, `contract.truncated` (cut off
+//!   inside a hunk without `</patch>`), `contract.tags` (`<tool_call>` and
 //!   other XML/HTML-ish tags), `contract.no-hunks`, `contract.bad-json` (edits object);
 //! - parse: `parse.bad-hunk-header` (non-numeric), `parse.no-file-header`, `parse.stray-line`
 //!   (a line that is not part of any hunk, such as context without its leading space),
@@ -44,4 +45,4 @@ pub use model::{
     Mode, PatchError, PatchOutcome, PatchPolicy, PatchReport,
 };
 pub use paths::{FileSource, MemoryFiles, RepoDir};
-pub use process::{evaluate, process, write_changes};
+pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};

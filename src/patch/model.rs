@@ -111,11 +111,12 @@ pub enum Level {
     Offset,
     /// Context lines equal once trailing whitespace is ignored.
     TrailingWhitespace,
-    /// Context lines equal once runs of inner whitespace count as one space.
-    WhitespaceRuns,
     /// Context lines equal once one uniform indentation shift is applied; added lines are
     /// shifted by the same amount.
     Indentation,
+    /// Context lines equal once every whitespace run counts as one space (indentation
+    /// amounts may differ line by line; added lines are kept as written).
+    WhitespaceRuns,
     /// Blank context lines may be missing on either side (models miscount blank lines).
     BlankLines,
     /// Up to two context lines dropped at the hunk's edges; the change stays anchored by a
@@ -129,8 +130,8 @@ impl Level {
         Level::Exact,
         Level::Offset,
         Level::TrailingWhitespace,
-        Level::WhitespaceRuns,
         Level::Indentation,
+        Level::WhitespaceRuns,
         Level::BlankLines,
         Level::TrimmedContext,
     ];

@@ -35,12 +35,6 @@ pub(crate) struct Hunk {
     pub lines: Vec<HunkLine>,
 }
 
-impl Hunk {
-    pub fn has_change(&self) -> bool {
-        self.lines.iter().any(|l| l.kind != Kind::Context)
-    }
-}
-
 /// Everything a patch says about one file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct FilePatch {
@@ -98,7 +92,7 @@ pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, Issue> {
             continue;
         }
         if let Some(old) = old_header(line)
-            && lines.get(i + 1).is_some_and(|n| n.starts_with("+++"))
+            && lines.get(i + 1).is_some_and(|n| new_header(n))
         {
             let new = header_path(lines[i + 1].trim_start_matches('+'));
             let old = header_path(old);
@@ -212,6 +206,11 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// A `+++ path` line, also the malformed `++ path`.
+fn new_header(line: &str) -> bool {
+    line.starts_with("+++") || line.starts_with("++ ")
+}
+
 /// The text after `--- `, also for the malformed `-- path` and `---> path` forms.
 fn old_header(line: &str) -> Option<&str> {
     if let Some(rest) = line.strip_prefix("---") {
@@ -258,25 +257,25 @@ fn git_header_paths(line: &str) -> (Option<String>, Option<String>) {
     (a, b)
 }
 
-/// `@@ -a[,b] +c[,d] @@...` to `(a, b, d)`; counts default to 1.
+/// `@@ -a[,b] +c[,d] @@...` to `(a, b, d)`; counts default to 1. Stray `@` between the
+/// ranges and a missing `+` range are tolerated; a header without a numeric `-` range is not.
 fn hunk_header(line: &str) -> Option<(usize, Option<usize>, Option<usize>)> {
-    let rest = line.trim_start_matches('@').strip_prefix(' ')?;
+    let rest = line.trim_start_matches('@').trim_start_matches([' ', '@']);
     let rest = rest.strip_prefix('-')?;
-    let (old, rest) = rest.split_once(' ')?;
-    let rest = rest.strip_prefix('+')?;
-    let (new, tail) = rest.split_once(' ').unwrap_or((rest, ""));
-    if !(tail.starts_with("@@") || (tail.is_empty() && line.trim_end().ends_with("@@"))) {
-        return None;
-    }
     let range = |s: &str| -> Option<(usize, Option<usize>)> {
+        let s = s.trim_end_matches('@');
         let (start, count) = match s.split_once(',') {
             Some((a, b)) => (a, Some(b.parse::<usize>().ok()?)),
             None => (s, None),
         };
         Some((start.parse::<usize>().ok()?, count))
     };
-    let (old_start, old_count) = range(old)?;
-    let (_, new_count) = range(new)?;
+    let mut words = rest.split_whitespace();
+    let (old_start, old_count) = range(words.next()?)?;
+    let new_count = match words.next().map(|w| w.trim_start_matches('@')) {
+        Some(w) if w.starts_with('+') => range(&w[1..])?.1,
+        Some(_) | None => old_count,
+    };
     Some((old_start, old_count, new_count))
 }
 
@@ -303,7 +302,7 @@ fn hunk_body(
         // inside the declared counts it is a removed line (git's rule).
         if !counts_left
             && old_header(line).is_some()
-            && lines.get(i + 1).is_some_and(|n| n.starts_with("+++"))
+            && lines.get(i + 1).is_some_and(|n| new_header(n))
         {
             break;
         }

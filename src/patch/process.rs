@@ -277,6 +277,25 @@ pub fn evaluate(
     raw: &str,
     policy: &PatchPolicy,
 ) -> Result<PatchReport, PatchError> {
+    evaluate_with(source, raw, policy, true)
+}
+
+/// Like [`evaluate`] but without the post-apply checks (size, tests, syntax): how the answer
+/// applies, for benches comparing with git, and for callers that run those checks themselves.
+pub fn evaluate_without_post_checks(
+    source: &dyn FileSource,
+    raw: &str,
+    policy: &PatchPolicy,
+) -> Result<PatchReport, PatchError> {
+    evaluate_with(source, raw, policy, false)
+}
+
+fn evaluate_with(
+    source: &dyn FileSource,
+    raw: &str,
+    policy: &PatchPolicy,
+    post_checks: bool,
+) -> Result<PatchReport, PatchError> {
     let answer = match classify(raw) {
         Ok(a) => a,
         Err(issue) => return Ok(PatchReport::rejected(vec![issue])),
@@ -343,10 +362,14 @@ pub fn evaluate(
             }
         }
     }
-    finish(work, policy)
+    finish(work, policy, post_checks)
 }
 
-fn finish(work: Work<'_>, policy: &PatchPolicy) -> Result<PatchReport, PatchError> {
+fn finish(
+    work: Work<'_>,
+    policy: &PatchPolicy,
+    post_checks: bool,
+) -> Result<PatchReport, PatchError> {
     let Work {
         files,
         order,
@@ -384,7 +407,12 @@ fn finish(work: Work<'_>, policy: &PatchPolicy) -> Result<PatchReport, PatchErro
     if !already.is_empty() {
         return Ok(PatchReport::rejected(already));
     }
-    for check in post_apply_checks() {
+    let checks = if post_checks {
+        post_apply_checks()
+    } else {
+        Vec::new()
+    };
+    for check in checks {
         issues.extend(check.check(&changes, policy));
     }
     if !issues.is_empty() {
@@ -472,5 +500,123 @@ fn undo(repo: &Path, c: &FileChange) {
     };
     if let Err(e) = result {
         tracing::warn!(path = %full.display(), error = %e, "could not undo a partial write");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::paths::MemoryFiles;
+
+    fn files(list: &[(&str, &str)]) -> MemoryFiles {
+        MemoryFiles(
+            list.iter()
+                .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_fuzzy_acceptance_reports_level_and_landing_line() {
+        let src = files(&[("a.py", "x = 1\n\ny = 2\nz = 3\n")]);
+        let raw = "--- a/a.py\n+++ b/a.py\n@@ -7,3 +7,4 @@\n y = 2   \n+w = 4\n z = 3\n";
+        let report = evaluate(&src, raw, &PatchPolicy::default()).map_err(|e| e.to_string());
+        let report = report.unwrap_or_else(|e| panic!("{e}"));
+        insta::assert_json_snapshot!(report, @r#"
+        {
+          "outcome": "applied",
+          "files": [
+            {
+              "path": "a.py",
+              "action": "modify",
+              "added": 1,
+              "removed": 0,
+              "hunks": [
+                {
+                  "index": 1,
+                  "level": "trailing-whitespace",
+                  "header_line": 7,
+                  "line": 3
+                }
+              ]
+            }
+          ],
+          "issues": [],
+          "diff": "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,4 +1,5 @@\n x = 1\n \n y = 2\n+w = 4\n z = 3\n"
+        }
+        "#);
+    }
+
+    #[test]
+    fn issue_messages_tell_the_model_what_to_do() {
+        let src = files(&[(
+            "a.py",
+            "def f():\n    return 1\n\n\ndef g():\n    return 1\n",
+        )]);
+        let answers = [
+            "Sure! Here it is:\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n",
+            "--- a/a.py\n+++ b/a.py\n@@ at the end of the file @@\n+z = 1\n",
+            "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 2\n+    return 3\n",
+            "--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,2 @@\n     return 1\n+    # done\n",
+            "{\"edits\":[{\"path\":\"a.py\",\"old_text\":\"return 1\",\"new_text\":\"return 2\"}]}",
+            "--- a/../b.py\n+++ b/../b.py\n@@ -1 +1 @@\n-x\n+y\n",
+        ];
+        let messages: Vec<String> = answers
+            .iter()
+            .flat_map(|raw| match evaluate(&src, raw, &PatchPolicy::default()) {
+                Ok(r) => r.issues,
+                Err(e) => panic!("{e}"),
+            })
+            .map(|i| format!("{}: {}", i.rule, i.message))
+            .collect();
+        insta::assert_snapshot!(messages.join("\n"), @r#"
+        contract.prose: text before the diff (line 1); start the answer with the diff header and write no explanation
+        parse.bad-hunk-header: hunk header on line 3 is not `@@ -OLD,COUNT +NEW,COUNT @@`: "@@ at the end of the file @@"; give numeric line numbers from the numbered file
+        apply.no-match: hunk 1 of a.py (header line 1): context not found: the nearest start is line 1 but line 2 is "    return 1" where the hunk has "    return 2"; copy the context and `-` lines exactly from the numbered file
+        apply.ambiguous: hunk 1 of a.py matches at lines 2, 6 (level offset); add context lines that occur only at the intended place
+        edit.ambiguous: edit 1 of a.py: old_text occurs 2 times (lines 2, 6); include more surrounding lines so it occurs exactly once
+        path.parent: path "../b.py" contains `..`; stay inside the repository
+        "#);
+    }
+
+    #[test]
+    fn write_mode_writes_and_check_mode_does_not() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap_or_else(|e| panic!("{e}"));
+        let raw = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        let policy = PatchPolicy::default();
+        let checked = process(dir.path(), raw, &policy, Mode::Check).map(|r| r.outcome);
+        let read = || std::fs::read_to_string(dir.path().join("a.txt")).unwrap_or_default();
+        let after_check = read();
+        let written = process(dir.path(), raw, &policy, Mode::Write).map(|r| r.outcome);
+        assert_eq!(
+            (checked.ok(), after_check, written.ok(), read()),
+            (
+                Some(PatchOutcome::Applied),
+                "a\n".into(),
+                Some(PatchOutcome::Applied),
+                "b\n".into()
+            )
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_leading_outside_the_repo_is_refused() {
+        let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let repo = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(outside.path().join("secret.txt"), "a\n").unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(outside.path(), repo.path().join("link"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let raw = "--- a/link/secret.txt\n+++ b/link/secret.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        let report = process(repo.path(), raw, &PatchPolicy::default(), Mode::Write);
+        let rules: Vec<String> = report
+            .map(|r| r.issues.into_iter().map(|i| i.rule).collect())
+            .unwrap_or_default();
+        assert_eq!(rules, ["path.symlink-escape"]);
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret.txt")).ok(),
+            Some("a\n".into())
+        );
     }
 }

@@ -2,7 +2,14 @@
 //! error after it (tree-sitter grammars for Rust, Python, JavaScript, TypeScript and Go).
 //!
 //! Files in other languages, and files that already had errors, are not checked.
+//!
+//! Parsing whole large files is too slow for the corpus goal (tree-sitter dominated the
+//! profile), so only a window is parsed: the changed lines widened to the nearest top-level
+//! statements (lines that start at column 0). When that window does not parse before the
+//! patch, small files fall back to a whole-file parse and large ones go unchecked; when a
+//! window shows an error after the patch, whole-file parses confirm it and give the line.
 
+use similar::{DiffTag, TextDiff};
 use tree_sitter::{Language, Node, Parser};
 
 fn language(path: &str) -> Option<Language> {
@@ -47,19 +54,147 @@ fn error_line(node: Node<'_>) -> u64 {
     }
 }
 
+/// Files up to this size are parsed whole when the changed window is not self-contained.
+const WHOLE_FILE_LIMIT: usize = 32 * 1024;
+
 /// The 1-based line of the first syntax error that the patch introduced, if any.
 pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
     let lang = language(path)?;
     let mut parser = Parser::new();
     parser.set_language(&lang).ok()?;
-    if first_error(&mut parser, before)?.is_some() {
+    // Windows are a fast screen; whole-file parses decide.
+    let mut flagged = false;
+    let mut isolated = true;
+    'regions: for tries in windows(before, after) {
+        for w in &tries {
+            if first_error(&mut parser, &w.before)?.is_some() {
+                continue;
+            }
+            if first_error(&mut parser, &w.after)?.is_some() {
+                // A window's edges can cut a construct the patch changed, so confirm it.
+                flagged = true;
+                break 'regions;
+            }
+            continue 'regions;
+        }
+        isolated = false;
+    }
+    let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
+    if !whole || first_error(&mut parser, before)?.is_some() {
         return None;
     }
     first_error(&mut parser, after)?
 }
 
-/// The 1-based line of the first syntax error in a new file, if any.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// A line that can start a window: not blank, not a closing bracket, not a clause that
+/// continues the statement above.
+fn starts_statement(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty()
+        && !t.starts_with([')', ']', '}'])
+        && !["else", "elif", "except", "finally", "case"]
+            .iter()
+            .any(|k| t.starts_with(k))
+}
+
+/// One changed region of both texts, widened to whole statements and dedented.
+struct Window {
+    before: String,
+    after: String,
+}
+
+/// How many times a window may widen to its enclosing block.
+const MAX_WIDENINGS: usize = 4;
+
+/// Candidate windows per changed region, narrowest first, widened to whole statements at the changed lines'
+/// indentation, never past the unchanged lines that separate it from its neighbours.
+fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
+    let b: Vec<&str> = before.split_inclusive('\n').collect();
+    let a: Vec<&str> = after.split_inclusive('\n').collect();
+    // Diff only the changed middles; their line ranges are shifted back afterwards.
+    let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+    let diff = TextDiff::from_lines(b_mid, a_mid);
+    let shifted = |r: std::ops::Range<usize>| r.start + skip..r.end + skip;
+    let ops: Vec<(DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> = diff
+        .ops()
+        .iter()
+        .map(|op| {
+            let (tag, old, new) = op.as_tag_tuple();
+            (tag, shifted(old), shifted(new))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, (tag, old, new)) in ops.iter().cloned().enumerate() {
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        // The unchanged lines around the middles count as equal neighbours too.
+        let lower = match i.checked_sub(1).map(|k| &ops[k]) {
+            Some((DiffTag::Equal, eq_old, _)) => eq_old.start,
+            Some(_) => old.start,
+            None => 0,
+        };
+        let upper = match ops.get(i + 1) {
+            Some((DiffTag::Equal, eq_old, _)) => eq_old.end,
+            Some(_) => old.end,
+            None => b.len(),
+        };
+        let shift = new.start as i64 - old.start as i64;
+        let changed = b[old.clone()].iter().chain(&a[new.clone()]);
+        let mut level = changed
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| indent(l))
+            .min()
+            .unwrap_or(0);
+        // Widen step by step to the enclosing blocks until a window parses before the patch.
+        let mut tries = Vec::new();
+        for _ in 0..MAX_WIDENINGS {
+            let start = (lower..old.start)
+                .rev()
+                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .unwrap_or(lower);
+            let extra = (old.end..upper)
+                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .map_or(upper - old.end, |k| k - old.end);
+            let cut = b.get(start).map_or(0, |l| indent(l).min(level));
+            let dedent = |lines: &[&str]| -> String {
+                lines
+                    .iter()
+                    .map(|l| {
+                        if indent(l) >= cut {
+                            l.get(cut..).unwrap_or(l)
+                        } else {
+                            l
+                        }
+                    })
+                    .collect()
+            };
+            let a_start = (start as i64 + shift).max(0) as usize;
+            tries.push(Window {
+                before: dedent(&b[start..old.end + extra]),
+                after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
+            });
+            let start_indent = b.get(start).map_or(0, |l| indent(l));
+            if start_indent == 0 || start == lower {
+                break;
+            }
+            level = start_indent - 1;
+        }
+        out.push(tries);
+    }
+    out
+}
+
+/// The 1-based line of the first syntax error in a new file, if any (large new files, such
+/// as vendored copies, are not checked).
 pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
+    if after.len() > WHOLE_FILE_LIMIT {
+        return None;
+    }
     let lang = language(path)?;
     let mut parser = Parser::new();
     parser.set_language(&lang).ok()?;
@@ -79,6 +214,18 @@ mod tests {
             introduced_error("a.rs", "fn a() {}\n", "fn a() {\n"),
             Some(1)
         );
+    }
+
+    #[test]
+    fn an_error_inside_a_method_is_found_through_a_dedented_window() {
+        let before =
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+        let after =
+            "class A:\n    def f(self):\n        return (1\n\n    def g(self):\n        return 2\n";
+        assert_eq!(introduced_error("a.py", before, after), Some(3));
+        let fine =
+            "class A:\n    def f(self):\n        return 3\n\n    def g(self):\n        return 2\n";
+        assert_eq!(introduced_error("a.py", before, fine), None);
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(crate) struct OutLine {
     /// `None` = the file's default ending; `Some("")` = no ending if last.
     pub eol: Option<String>,
     pub added: bool,
+    /// Emitted by a hunk that landed without exact context (see the duplicate guard).
+    pub loose: bool,
 }
 
 impl OutLine {
@@ -32,6 +34,7 @@ impl OutLine {
             text: l.text.to_owned(),
             eol: Some(l.eol.to_owned()),
             added: false,
+            loose: false,
         }
     }
 
@@ -40,6 +43,7 @@ impl OutLine {
             text,
             eol: no_eol.then(String::new),
             added: true,
+            loose: false,
         }
     }
 }
@@ -95,12 +99,78 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Bytes as text: borrowed when valid UTF-8 (the fast, common case), lossy otherwise.
+pub(crate) fn lossless_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// Trim both ends and make every inner whitespace run one space.
 pub(crate) fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether two lines are equal once every whitespace run counts as one space and both ends
+/// are trimmed (no allocation: this runs for every candidate line).
+pub(crate) fn ws_runs_eq(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
 /// Number of leading whitespace characters.
 pub(crate) fn indent_len(s: &str) -> usize {
     s.chars().take_while(|c| c.is_whitespace()).count()
+}
+
+/// The parts of two texts between their common leading and trailing whole lines:
+/// `(common leading line count, before middle, after middle)`. Counting or diffing only the
+/// middles gives the same answer as the whole texts, much faster on large files.
+pub(crate) fn middles<'a>(before: &'a str, after: &'a str) -> (usize, &'a str, &'a str) {
+    let (mut start, mut lines) = (0usize, 0usize);
+    let (bb, ab) = (before.as_bytes(), after.as_bytes());
+    let common = bb.iter().zip(ab).take_while(|(x, y)| x == y).count();
+    // Back up to the start of the line the texts first differ in.
+    for (i, &c) in bb[..common].iter().enumerate() {
+        if c == b'\n' {
+            start = i + 1;
+            lines += 1;
+        }
+    }
+    if common == bb.len() && common == ab.len() {
+        return (lines, "", "");
+    }
+    let max_tail = (bb.len() - start).min(ab.len() - start);
+    let tail = bb
+        .iter()
+        .rev()
+        .zip(ab.iter().rev())
+        .take(max_tail)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Only whole lines count as common: the tail must begin right after a newline.
+    let mut cut = tail;
+    while cut > 0 {
+        let pos = bb.len() - cut;
+        if pos == 0 || bb[pos - 1] == b'\n' {
+            break;
+        }
+        cut -= 1;
+    }
+    let b_mid = before.get(start..before.len() - cut).unwrap_or("");
+    let a_mid = after.get(start..after.len() - cut).unwrap_or("");
+    (lines, b_mid, a_mid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn middles_keep_whole_changed_lines_only() {
+        assert_eq!(middles("a\nb\nc\n", "a\nB\nc\n"), (1, "b\n", "B\n"));
+        assert_eq!(middles("a\nbc\n", "a\nbd\n"), (1, "bc\n", "bd\n"));
+        assert_eq!(middles("x\n", "x\n"), (1, "", ""));
+        assert_eq!(middles("a\n", "a\nb\n"), (1, "", "b\n"));
+    }
 }

@@ -126,8 +126,35 @@ fn skip_count(content: &str, marker: &str) -> usize {
     content.lines().filter(|l| l.contains(marker)).count()
 }
 
+/// Lines kept before the first changed line, so attributes above a changed function count.
+const LEAD_CONTEXT: usize = 8;
+
+/// The changed middle of both texts (whole lines, with some leading context) and the number
+/// of lines skipped before it: names and markers outside it are the same on both sides.
+fn changed_middle<'a>(before: &'a str, after: &'a str) -> (usize, String, String) {
+    let b: Vec<&str> = before.split_inclusive('\n').collect();
+    let a: Vec<&str> = after.split_inclusive('\n').collect();
+    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let room = b.len().min(a.len()) - prefix;
+    let suffix = b
+        .iter()
+        .rev()
+        .zip(a.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let start = prefix.saturating_sub(LEAD_CONTEXT);
+    (
+        start,
+        b[start..b.len() - suffix].concat(),
+        a[start..a.len() - suffix].concat(),
+    )
+}
+
 /// Issues for test functions removed and skip markers added between `before` and `after`.
 pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
+    let (skipped, before, after) = changed_middle(before, after);
+    let (before, after) = (before.as_str(), after.as_str());
     let mut issues = Vec::new();
     let (old, new) = (test_names(path, before), test_names(path, after));
     for (name, line) in &old {
@@ -141,7 +168,7 @@ pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
                     ),
                 )
                 .at_path(path)
-                .at_line(*line),
+                .at_line(*line + skipped as u64),
             );
         }
     }
@@ -163,7 +190,7 @@ pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
             )
             .at_path(path);
             if let Some(l) = line {
-                issue = issue.at_line(l);
+                issue = issue.at_line(l + skipped as u64);
             }
             issues.push(issue);
         }

@@ -12,5 +12,6 @@ mod cli;
 mod demo;
 mod ecosystems;
 mod patch;
+mod patch_fixtures;
 mod pipeline;
 mod runner;
