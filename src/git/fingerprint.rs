@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -10,7 +9,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::error::{GitError, io_err};
-use super::repo::{Repo, lossy, not_ignored_raw, raw_path};
+use super::repo::{Repo, lossy, metadata_if_present, not_ignored_raw, raw_path};
 
 /// Path -> sha256 hex of git mode and content, for every tracked and untracked-not-ignored
 /// file present in the working tree of the repository containing `root`.
@@ -24,15 +23,8 @@ pub fn tree_fingerprint(root: &Path) -> Result<BTreeMap<String, String>, GitErro
     let mut fingerprint = BTreeMap::new();
     for path in not_ignored_raw(&git)? {
         let abs = repo.root.join(raw_path(&path));
-        let meta = match fs::symlink_metadata(&abs) {
-            Ok(meta) => meta,
-            Err(err) if err.kind() == ErrorKind::NotFound => continue,
-            Err(source) => {
-                return Err(GitError::Io {
-                    what: format!("inspect {}", abs.display()),
-                    source,
-                });
-            }
+        let Some(meta) = metadata_if_present(&abs)? else {
+            continue;
         };
         let mut hasher = Sha256::new();
         if meta.file_type().is_symlink() {

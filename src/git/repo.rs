@@ -164,3 +164,15 @@ pub(crate) fn raw_path(raw: &[u8]) -> &Path {
 pub(crate) fn lossy(raw: &[u8]) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
+
+/// The metadata of `path` without following a final symlink; `None` when it does not exist.
+pub(crate) fn metadata_if_present(path: &Path) -> Result<Option<std::fs::Metadata>, GitError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => Ok(Some(meta)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(GitError::Io {
+            what: format!("inspect {}", path.display()),
+            source,
+        }),
+    }
+}

@@ -26,7 +26,7 @@ use git2::{ObjectType, Odb, Oid, Repository};
 use serde::Serialize;
 
 use super::error::{GitError, git_err, io_err};
-use super::repo::{Repo, lossy, not_ignored_raw, raw_path};
+use super::repo::{Repo, lossy, metadata_if_present, not_ignored_raw, raw_path};
 
 /// Permission bits kept and restored (rwx for all, setuid, setgid, sticky).
 const PERMISSION_BITS: u32 = 0o7777;
@@ -150,15 +150,8 @@ impl Repo {
         let mut entries = BTreeMap::new();
         for path in not_ignored_raw(&repo)? {
             let abs = self.root.join(raw_path(&path));
-            let meta = match fs::symlink_metadata(&abs) {
-                Ok(meta) => meta,
-                Err(err) if err.kind() == ErrorKind::NotFound => continue,
-                Err(source) => {
-                    return Err(GitError::Io {
-                        what: format!("inspect {}", abs.display()),
-                        source,
-                    });
-                }
+            let Some(meta) = metadata_if_present(&abs)? else {
+                continue;
             };
             let entry = if meta.file_type().is_symlink() {
                 let target =
