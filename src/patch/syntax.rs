@@ -103,15 +103,16 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
         let mut isolated = true;
         'regions: for tries in windows(before, after) {
             for w in &tries {
-                if first_error(parser, &w.before)?.is_some() {
-                    continue;
-                }
-                if first_error(parser, &w.after)?.is_some() {
+                match error_after(parser, &w.before, &w.after) {
+                    // The window does not parse on its own before the patch: widen it.
+                    None => continue,
                     // A window's edges can cut a construct the patch changed, so confirm it.
-                    flagged = true;
-                    break 'regions;
+                    Some(Some(_)) => {
+                        flagged = true;
+                        break 'regions;
+                    }
+                    Some(None) => continue 'regions,
                 }
-                continue 'regions;
             }
             isolated = false;
         }
@@ -127,6 +128,13 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
 /// changed span is re-parsed, which costs a fraction of a second whole-file parse and gives
 /// the same tree.
 fn whole_file_error(parser: &mut Parser, before: &str, after: &str) -> Option<u64> {
+    error_after(parser, before, after).flatten()
+}
+
+/// `None` when `before` does not parse cleanly (nothing to compare with); else the 1-based
+/// line of the first error in `after`, if any. `after` is parsed incrementally from the
+/// tree of `before`.
+fn error_after(parser: &mut Parser, before: &str, after: &str) -> Option<Option<u64>> {
     let mut tree: Tree = parser.parse(before, None)?;
     if tree.root_node().has_error() {
         return None;
@@ -134,7 +142,7 @@ fn whole_file_error(parser: &mut Parser, before: &str, after: &str) -> Option<u6
     tree.edit(&input_edit(before, after));
     let new = parser.parse(after, Some(&tree))?;
     let root = new.root_node();
-    root.has_error().then(|| error_line(root))
+    Some(root.has_error().then(|| error_line(root)))
 }
 
 /// The edit that turns `before` into `after`: the span between their common prefix and
