@@ -211,6 +211,7 @@ fn land(
         return Ok((landing, hunk.lines.clone(), attempt));
     }
     let hint = hunk.old_start.saturating_sub(1);
+    let mut starts = Starts::default();
     for attempt in attempts() {
         let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
             continue;
@@ -232,7 +233,7 @@ fn land(
                 found.push(l);
             }
         } else {
-            for p in cursor..file.lines.len() {
+            for &p in starts.get(file, &old, attempt.skip_blank, cursor) {
                 if let Some(l) = match_at(file, p, &old, attempt)
                     && anchored(&hunk.lines, &lines, &l, attempt)
                 {
@@ -382,6 +383,48 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
         shift: shift.unwrap_or(0),
         indent_char,
     })
+}
+
+/// The file lines where a hunk's old side could start, per first line to match: every
+/// attempt would otherwise compare that line with every file line again.
+#[derive(Default)]
+struct Starts {
+    known: Vec<((Option<String>, bool), Vec<usize>)>,
+}
+
+impl Starts {
+    /// Positions from `cursor` on that pass [`could_start`]'s test for `old`.
+    fn get(
+        &mut self,
+        file: &Lines,
+        old: &[&HunkLine],
+        skip_blank: bool,
+        cursor: usize,
+    ) -> &[usize] {
+        let first_blank = old.first().is_some_and(|h| h.text.trim().is_empty());
+        let target = if skip_blank {
+            old.iter().find(|h| !h.text.trim().is_empty())
+        } else {
+            old.first()
+        };
+        let key = (target.map(|h| h.text.clone()), first_blank);
+        let k = match self.known.iter().position(|(k, _)| *k == key) {
+            Some(k) => k,
+            None => {
+                let positions = (0..file.lines.len())
+                    .filter(|&p| {
+                        let fl = &file.lines[p];
+                        (first_blank && fl.text.trim().is_empty())
+                            || target.is_some_and(|h| ws_runs_eq(&h.text, fl.text))
+                    })
+                    .collect();
+                self.known.push((key, positions));
+                self.known.len() - 1
+            }
+        };
+        let all = &self.known[k].1;
+        &all[all.partition_point(|&p| p < cursor)..]
+    }
 }
 
 /// A cheap necessary condition for a landing at `p`, so most positions cost one comparison.
