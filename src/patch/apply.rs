@@ -389,8 +389,12 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
 /// attempt would otherwise compare that line with every file line again.
 #[derive(Default)]
 struct Starts {
-    known: Vec<((Option<String>, bool), Vec<usize>)>,
+    known: Vec<(StartKey, Vec<usize>)>,
 }
+
+/// The first old-side line to match (`None` when all are blank) and whether the old side
+/// begins with a blank line (then any blank file line can start it).
+type StartKey = (Option<String>, bool);
 
 impl Starts {
     /// Positions from `cursor` on that pass [`could_start`]'s test for `old`.
