@@ -127,6 +127,15 @@ pub(crate) fn indent_len(s: &str) -> usize {
 /// `(common leading line count, before middle, after middle)`. Counting or diffing only the
 /// middles gives the same answer as the whole texts, much faster on large files.
 pub(crate) fn middles<'a>(before: &'a str, after: &'a str) -> (usize, &'a str, &'a str) {
+    let (lines, start, cut) = middle_bounds(before, after);
+    let b_mid = before.get(start..before.len() - cut).unwrap_or("");
+    let a_mid = after.get(start..after.len() - cut).unwrap_or("");
+    (lines, b_mid, a_mid)
+}
+
+/// Where [`middles`] cuts: `(common leading line count, byte offset where both middles
+/// start, common trailing byte count)`.
+pub(crate) fn middle_bounds(before: &str, after: &str) -> (usize, usize, usize) {
     let (bb, ab) = (before.as_bytes(), after.as_bytes());
     let common = common_prefix(bb, ab);
     // Back up to the start of the line the texts first differ in.
@@ -134,22 +143,18 @@ pub(crate) fn middles<'a>(before: &'a str, after: &'a str) -> (usize, &'a str, &
     let start = head.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
     let lines = head.iter().filter(|&&c| c == b'\n').count();
     if common == bb.len() && common == ab.len() {
-        return (lines, "", "");
+        return (lines, bb.len(), 0);
     }
     let max_tail = (bb.len() - start).min(ab.len() - start);
     let tail = common_suffix(&bb[bb.len() - max_tail..], &ab[ab.len() - max_tail..]);
-    // Only whole lines count as common: the tail must begin right after a newline.
+    // Only whole lines count as common: the tail must begin right after a newline in both
+    // texts (or at the start), else a changed line's end would be cut off as "common".
+    let at_line_start = |t: &[u8], pos: usize| pos <= start || t[pos - 1] == b'\n';
     let mut cut = tail;
-    while cut > 0 {
-        let pos = bb.len() - cut;
-        if pos == 0 || bb[pos - 1] == b'\n' {
-            break;
-        }
+    while cut > 0 && !(at_line_start(bb, bb.len() - cut) && at_line_start(ab, ab.len() - cut)) {
         cut -= 1;
     }
-    let b_mid = before.get(start..before.len() - cut).unwrap_or("");
-    let a_mid = after.get(start..after.len() - cut).unwrap_or("");
-    (lines, b_mid, a_mid)
+    (lines, start, cut)
 }
 
 /// Chunk width for the prefix and suffix scans: comparing whole chunks first lets the
@@ -207,6 +212,11 @@ mod tests {
         );
         assert_eq!(middles(&b, &a), (1, &b[101..203], &a[101..203]));
         assert_eq!(common_suffix(b"abcd", b"xbcd"), 3);
+        // Regression: a line that only gained a prefix kept just that prefix as its middle.
+        assert_eq!(
+            middles("a\nskip(\n", "a\n.skip(\n"),
+            (1, "skip(\n", ".skip(\n")
+        );
         assert_eq!(common_prefix(&[7; 70], &[7; 65]), 65);
     }
 }
