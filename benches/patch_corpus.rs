@@ -246,21 +246,43 @@ fn main() {
         }
         return;
     }
-    let start = Instant::now();
-    let cpu_start = cpu_seconds();
-    let mut slowest: Vec<(f64, usize)> = Vec::new();
-    let reports: Vec<PatchReport> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, raw, files))| {
-            let t = Instant::now();
-            let r = evaluate(files, raw, &policy).expect("memory files never fail");
-            slowest.push((t.elapsed().as_secs_f64() * 1e3, i));
-            r
-        })
-        .collect();
-    let elapsed = start.elapsed();
-    let cpu = cpu_seconds() - cpu_start;
+    // The machine is shared with other builds, so the pass with the least CPU time is the
+    // figure (EFIX_BENCH_PASSES, default 3); every pass does the same work.
+    let passes: usize = std::env::var("EFIX_BENCH_PASSES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+        .max(1);
+    type Pass = (
+        f64,
+        std::time::Duration,
+        Vec<(f64, usize)>,
+        Vec<PatchReport>,
+    );
+    let mut best: Option<Pass> = None;
+    let mut cpus = Vec::new();
+    for _ in 0..passes {
+        let start = Instant::now();
+        let cpu_start = cpu_seconds();
+        let mut slowest: Vec<(f64, usize)> = Vec::new();
+        let reports: Vec<PatchReport> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, (_, raw, files))| {
+                let t = Instant::now();
+                let r = evaluate(files, raw, &policy).expect("memory files never fail");
+                slowest.push((t.elapsed().as_secs_f64() * 1e3, i));
+                r
+            })
+            .collect();
+        let elapsed = start.elapsed();
+        let cpu = cpu_seconds() - cpu_start;
+        cpus.push(format!("{:.0}", cpu * 1e3));
+        if best.as_ref().is_none_or(|b| cpu < b.0) {
+            best = Some((cpu, elapsed, slowest, reports));
+        }
+    }
+    let (cpu, elapsed, mut slowest, reports) = best.expect("at least one pass");
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slow: Vec<String> = slowest
         .iter()
@@ -340,9 +362,11 @@ fn main() {
         dir.display()
     );
     println!(
-        "evaluate (contract, parse, apply, checks) on all records: {:.1} ms wall, {:.1} ms CPU",
+        "evaluate (contract, parse, apply, checks) on all records: {:.1} ms wall, {:.1} ms CPU \
+         (best of {passes} passes; CPU ms per pass: {})",
         elapsed.as_secs_f64() * 1e3,
-        cpu * 1e3
+        cpu * 1e3,
+        cpus.join(", ")
     );
     println!("slowest records: {}", slow.join(", "));
     for (source, t) in &tallies {

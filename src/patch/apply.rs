@@ -211,6 +211,7 @@ fn land(
         return Ok((landing, hunk.lines.clone(), attempt));
     }
     let hint = hunk.old_start.saturating_sub(1);
+    let mut starts = Starts::default();
     for attempt in attempts() {
         let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
             continue;
@@ -232,7 +233,7 @@ fn land(
                 found.push(l);
             }
         } else {
-            for p in cursor..file.lines.len() {
+            for &p in starts.get(file, &old, attempt.skip_blank, cursor) {
                 if let Some(l) = match_at(file, p, &old, attempt)
                     && anchored(&hunk.lines, &lines, &l, attempt)
                 {
@@ -296,6 +297,12 @@ fn trimmed(lines: &[HunkLine], (lead, tail): (usize, usize)) -> Option<Vec<HunkL
 
 /// A fuzzy landing must keep a matched non-blank context line on every side where the hunk
 /// had context; measured on real output, unanchored changes land in the wrong place.
+///
+/// One exception: when trimming removed every context line on one side, that side may be
+/// pinned by the change itself if its edge line is a matched non-blank `-` line (never
+/// fuzzed, so it is as strong as context), provided the other side keeps a context anchor.
+/// Models often get the last context line after a replacement wrong; bare insertions gain
+/// nothing from this.
 fn anchored(original: &[HunkLine], lines: &[HunkLine], l: &Landing, attempt: Attempt) -> bool {
     if attempt.level <= Level::Offset {
         return true;
@@ -306,12 +313,20 @@ fn anchored(original: &[HunkLine], lines: &[HunkLine], l: &Landing, attempt: Att
     let old: Vec<&HunkLine> = lines.iter().filter(|h| h.kind != Kind::Add).collect();
     let lead = lines.iter().take_while(is_ctx).count();
     let trail = lines.iter().rev().take_while(is_ctx).count().min(old.len());
-    let ok = |range: std::ops::Range<usize>| {
-        range
-            .into_iter()
-            .any(|i| !old[i].text.trim().is_empty() && l.map.get(i).copied().flatten().is_some())
+    let matched =
+        |i: usize| !old[i].text.trim().is_empty() && l.map.get(i).copied().flatten().is_some();
+    let ok = |range: std::ops::Range<usize>| range.into_iter().any(matched);
+    let removed_edge = |i: Option<usize>| {
+        i.and_then(|i| old.get(i).map(|h| (i, h)))
+            .is_some_and(|(i, h)| h.kind == Kind::Remove && matched(i))
     };
-    (!had_lead || ok(0..lead)) && (!had_trail || ok(old.len() - trail..old.len()))
+    let lead_ctx = ok(0..lead);
+    let trail_ctx = ok(old.len() - trail..old.len());
+    let lead_ok = !had_lead || lead_ctx || (lead == 0 && trail_ctx && removed_edge(Some(0)));
+    let trail_ok = !had_trail
+        || trail_ctx
+        || (trail == 0 && lead_ctx && removed_edge(old.len().checked_sub(1)));
+    lead_ok && trail_ok
 }
 
 /// Try to match the old side of `lines` at file line `p`.
@@ -368,6 +383,52 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
         shift: shift.unwrap_or(0),
         indent_char,
     })
+}
+
+/// The file lines where a hunk's old side could start, per first line to match: every
+/// attempt would otherwise compare that line with every file line again.
+#[derive(Default)]
+struct Starts {
+    known: Vec<(StartKey, Vec<usize>)>,
+}
+
+/// The first old-side line to match (`None` when all are blank) and whether the old side
+/// begins with a blank line (then any blank file line can start it).
+type StartKey = (Option<String>, bool);
+
+impl Starts {
+    /// Positions from `cursor` on that pass [`could_start`]'s test for `old`.
+    fn get(
+        &mut self,
+        file: &Lines,
+        old: &[&HunkLine],
+        skip_blank: bool,
+        cursor: usize,
+    ) -> &[usize] {
+        let first_blank = old.first().is_some_and(|h| h.text.trim().is_empty());
+        let target = if skip_blank {
+            old.iter().find(|h| !h.text.trim().is_empty())
+        } else {
+            old.first()
+        };
+        let key = (target.map(|h| h.text.clone()), first_blank);
+        let k = match self.known.iter().position(|(k, _)| *k == key) {
+            Some(k) => k,
+            None => {
+                let positions = (0..file.lines.len())
+                    .filter(|&p| {
+                        let fl = &file.lines[p];
+                        (first_blank && fl.text.trim().is_empty())
+                            || target.is_some_and(|h| ws_runs_eq(&h.text, fl.text))
+                    })
+                    .collect();
+                self.known.push((key, positions));
+                self.known.len() - 1
+            }
+        };
+        let all = &self.known[k].1;
+        &all[all.partition_point(|&p| p < cursor)..]
+    }
 }
 
 /// A cheap necessary condition for a landing at `p`, so most positions cost one comparison.
@@ -488,22 +549,25 @@ fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
             continue;
         }
         let block: Vec<&str> = out[start..i].iter().map(|l| l.text.trim_end()).collect();
-        let significant = block
-            .iter()
-            .any(|t| t.trim().len() >= MIN_DUPLICATE_LINE_LEN);
-        if !significant {
-            continue;
-        }
         let k = block.len();
-        let same = |range: &[OutLine]| {
-            range.len() == k
-                && range
-                    .iter()
-                    .zip(&block)
-                    .all(|(o, b)| o.text.trim_end() == *b)
+        let same = |range: &[OutLine], part: &[&str]| {
+            range.len() == part.len()
+                && range.iter().zip(part).all(|(o, b)| o.text.trim_end() == *b)
         };
-        let after = out.get(i..i + k).is_some_and(same);
-        let before = start >= k && same(&out[start - k..start]);
+        let significant = |part: &[&str]| {
+            part.iter()
+                .any(|t| t.trim().len() >= MIN_DUPLICATE_LINE_LEN)
+        };
+        // The whole block, or its end (start), repeating the lines right after (before) it:
+        // a replaced line followed by a re-added neighbour is the same mistake as a bare one.
+        let after = (1..=k).any(|j| {
+            let part = &block[k - j..];
+            significant(part) && out.get(i..i + j).is_some_and(|r| same(r, part))
+        });
+        let before = (1..=k).any(|j| {
+            let part = &block[..j];
+            significant(part) && start >= j && same(&out[start - j..start], part)
+        });
         if after || before {
             let side = if after { "after" } else { "before" };
             return Some(

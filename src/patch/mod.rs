@@ -46,3 +46,4 @@ pub use model::{
 };
 pub use paths::{FileSource, MemoryFiles, RepoDir};
 pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};
+pub(crate) use text::middle_bounds;

@@ -9,19 +9,57 @@
 //! patch, small files fall back to a whole-file parse and large ones go unchecked; when a
 //! window shows an error after the patch, whole-file parses confirm it and give the line.
 
-use similar::{DiffTag, TextDiff};
-use tree_sitter::{Language, Node, Parser};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
-fn language(path: &str) -> Option<Language> {
+use similar::{DiffTag, TextDiff};
+use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
+
+/// The grammar for a path, with a stable name that keys the per-thread parser cache.
+fn language(path: &str) -> Option<(&'static str, Language)> {
     let ext = path.rsplit_once('.').map(|(_, e)| e)?;
     Some(match ext {
-        "rs" => tree_sitter_rust::LANGUAGE.into(),
-        "py" | "pyi" => tree_sitter_python::LANGUAGE.into(),
-        "js" | "jsx" | "mjs" | "cjs" => tree_sitter_javascript::LANGUAGE.into(),
-        "ts" | "mts" | "cts" => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        "tsx" => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        "go" => tree_sitter_go::LANGUAGE.into(),
+        "rs" => ("rust", tree_sitter_rust::LANGUAGE.into()),
+        "py" | "pyi" => ("python", tree_sitter_python::LANGUAGE.into()),
+        "js" | "jsx" | "mjs" | "cjs" => ("javascript", tree_sitter_javascript::LANGUAGE.into()),
+        "ts" | "mts" | "cts" => (
+            "typescript",
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        ),
+        "tsx" => ("tsx", tree_sitter_typescript::LANGUAGE_TSX.into()),
+        "go" => ("go", tree_sitter_go::LANGUAGE.into()),
         _ => return None,
+    })
+}
+
+thread_local! {
+    /// One parser per language and thread: creating a parser and loading its grammar for
+    /// every checked file showed in the profile, and a parser keeps its buffers between parses.
+    static PARSERS: RefCell<HashMap<&'static str, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Run `f` with this thread's parser for `path`'s language; `None` for other languages.
+fn with_parser<R>(path: &str, f: impl FnOnce(&mut Parser) -> Option<R>) -> Option<R> {
+    let (name, lang) = language(path)?;
+    PARSERS.with(|cell| {
+        // A re-entrant call (none exists today) gets a fresh parser instead of a panic.
+        let Ok(mut parsers) = cell.try_borrow_mut() else {
+            let mut parser = Parser::new();
+            parser.set_language(&lang).ok()?;
+            return f(&mut parser);
+        };
+        let parser = match parsers.entry(name) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang).ok()?;
+                v.insert(parser)
+            }
+        };
+        // A parse that was cut short would leave state behind; start from a clean slate.
+        parser.reset();
+        f(parser)
     })
 }
 
@@ -59,31 +97,89 @@ const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 
 /// The 1-based line of the first syntax error that the patch introduced, if any.
 pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
-    let lang = language(path)?;
-    let mut parser = Parser::new();
-    parser.set_language(&lang).ok()?;
-    // Windows are a fast screen; whole-file parses decide.
-    let mut flagged = false;
-    let mut isolated = true;
-    'regions: for tries in windows(before, after) {
-        for w in &tries {
-            if first_error(&mut parser, &w.before)?.is_some() {
-                continue;
+    with_parser(path, |parser| {
+        // Windows are a fast screen; whole-file parses decide.
+        let mut flagged = false;
+        let mut isolated = true;
+        'regions: for tries in windows(before, after) {
+            for w in &tries {
+                match error_after(parser, &w.before, &w.after) {
+                    // The window does not parse on its own before the patch: widen it.
+                    None => continue,
+                    // A window's edges can cut a construct the patch changed, so confirm it.
+                    Some(Some(_)) => {
+                        flagged = true;
+                        break 'regions;
+                    }
+                    Some(None) => continue 'regions,
+                }
             }
-            if first_error(&mut parser, &w.after)?.is_some() {
-                // A window's edges can cut a construct the patch changed, so confirm it.
-                flagged = true;
-                break 'regions;
-            }
-            continue 'regions;
+            isolated = false;
         }
-        isolated = false;
-    }
-    let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
-    if !whole || first_error(&mut parser, before)?.is_some() {
+        let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
+        if !whole {
+            return None;
+        }
+        whole_file_error(parser, before, after)
+    })
+}
+
+/// Parse `before` whole and, when it is clean, `after` incrementally from its tree: only the
+/// changed span is re-parsed, which costs a fraction of a second whole-file parse and gives
+/// the same tree.
+fn whole_file_error(parser: &mut Parser, before: &str, after: &str) -> Option<u64> {
+    error_after(parser, before, after).flatten()
+}
+
+/// `None` when `before` does not parse cleanly (nothing to compare with); else the 1-based
+/// line of the first error in `after`, if any. `after` is parsed incrementally from the
+/// tree of `before`.
+fn error_after(parser: &mut Parser, before: &str, after: &str) -> Option<Option<u64>> {
+    let mut tree: Tree = parser.parse(before, None)?;
+    if tree.root_node().has_error() {
         return None;
     }
-    first_error(&mut parser, after)?
+    tree.edit(&input_edit(before, after));
+    let new = parser.parse(after, Some(&tree))?;
+    let root = new.root_node();
+    Some(root.has_error().then(|| error_line(root)))
+}
+
+/// The edit that turns `before` into `after`: the span between their common prefix and
+/// common suffix, on character boundaries.
+fn input_edit(before: &str, after: &str) -> InputEdit {
+    let (b, a) = (before.as_bytes(), after.as_bytes());
+    let mut start = b.iter().zip(a).take_while(|(x, y)| x == y).count();
+    while !(before.is_char_boundary(start) && after.is_char_boundary(start)) {
+        start -= 1;
+    }
+    let room = (b.len() - start).min(a.len() - start);
+    let mut tail = b
+        .iter()
+        .rev()
+        .zip(a.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !(before.is_char_boundary(b.len() - tail) && after.is_char_boundary(a.len() - tail)) {
+        tail -= 1;
+    }
+    InputEdit {
+        start_byte: start,
+        old_end_byte: b.len() - tail,
+        new_end_byte: a.len() - tail,
+        start_position: point(before, start),
+        old_end_position: point(before, b.len() - tail),
+        new_end_position: point(after, a.len() - tail),
+    }
+}
+
+/// Row and byte column of a byte offset.
+fn point(text: &str, byte: usize) -> Point {
+    let head = text.as_bytes().get(..byte).unwrap_or_default();
+    let row = head.iter().filter(|&&c| c == b'\n').count();
+    let column = head.iter().rev().take_while(|&&c| c != b'\n').count();
+    Point { row, column }
 }
 
 fn indent(line: &str) -> usize {
@@ -195,10 +291,7 @@ pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
     if after.len() > WHOLE_FILE_LIMIT {
         return None;
     }
-    let lang = language(path)?;
-    let mut parser = Parser::new();
-    parser.set_language(&lang).ok()?;
-    first_error(&mut parser, after)?
+    with_parser(path, |parser| first_error(parser, after))?
 }
 
 #[cfg(test)]
@@ -235,6 +328,40 @@ mod tests {
         assert_eq!(
             introduced_error("a.go", "package a\n", "package a\nfunc f() {}\n"),
             None
+        );
+    }
+
+    #[test]
+    fn the_incremental_whole_file_parse_agrees_with_a_fresh_parse() {
+        // Unbalanced braces spanning top-level items defeat every window, so this goes
+        // through the whole-file path; a fresh parse of the result must agree.
+        let before = "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 2;\n}\n";
+        let broken = "fn a() {\n    let x = 1;\n\nfn b() {\n    let y = 2;\n}\n";
+        let fine = "fn a() {\n    let x = 10;\n}\n\nfn b() {\n    let y = 2;\n}\n";
+        let fresh =
+            |text: &str| with_parser("a.rs", |p| first_error(p, text)).and_then(|line| line);
+        let incremental = |after: &str| with_parser("a.rs", |p| whole_file_error(p, before, after));
+        assert_eq!(
+            (incremental(broken), incremental(fine)),
+            (fresh(broken), fresh(fine))
+        );
+        assert!(fresh(broken).is_some());
+        assert_eq!(introduced_error("a.rs", before, broken), fresh(broken));
+    }
+
+    #[test]
+    fn the_edit_spans_the_changed_bytes_on_character_boundaries() {
+        let edit = input_edit("ab\né1\nz\n", "ab\nè22\nz\n");
+        assert_eq!(
+            edit,
+            InputEdit {
+                start_byte: 3,
+                old_end_byte: 6,
+                new_end_byte: 7,
+                start_position: Point { row: 1, column: 0 },
+                old_end_position: Point { row: 1, column: 3 },
+                new_end_position: Point { row: 1, column: 4 },
+            }
         );
     }
 }

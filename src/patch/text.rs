@@ -127,39 +127,71 @@ pub(crate) fn indent_len(s: &str) -> usize {
 /// `(common leading line count, before middle, after middle)`. Counting or diffing only the
 /// middles gives the same answer as the whole texts, much faster on large files.
 pub(crate) fn middles<'a>(before: &'a str, after: &'a str) -> (usize, &'a str, &'a str) {
-    let (mut start, mut lines) = (0usize, 0usize);
-    let (bb, ab) = (before.as_bytes(), after.as_bytes());
-    let common = bb.iter().zip(ab).take_while(|(x, y)| x == y).count();
-    // Back up to the start of the line the texts first differ in.
-    for (i, &c) in bb[..common].iter().enumerate() {
-        if c == b'\n' {
-            start = i + 1;
-            lines += 1;
-        }
-    }
-    if common == bb.len() && common == ab.len() {
-        return (lines, "", "");
-    }
-    let max_tail = (bb.len() - start).min(ab.len() - start);
-    let tail = bb
-        .iter()
-        .rev()
-        .zip(ab.iter().rev())
-        .take(max_tail)
-        .take_while(|(x, y)| x == y)
-        .count();
-    // Only whole lines count as common: the tail must begin right after a newline.
-    let mut cut = tail;
-    while cut > 0 {
-        let pos = bb.len() - cut;
-        if pos == 0 || bb[pos - 1] == b'\n' {
-            break;
-        }
-        cut -= 1;
-    }
+    let (lines, start, cut) = middle_bounds(before, after);
     let b_mid = before.get(start..before.len() - cut).unwrap_or("");
     let a_mid = after.get(start..after.len() - cut).unwrap_or("");
     (lines, b_mid, a_mid)
+}
+
+/// Where [`middles`] cuts: `(common leading line count, byte offset where both middles
+/// start, common trailing byte count)`.
+pub(crate) fn middle_bounds(before: &str, after: &str) -> (usize, usize, usize) {
+    let (bb, ab) = (before.as_bytes(), after.as_bytes());
+    let common = common_prefix(bb, ab);
+    // Back up to the start of the line the texts first differ in.
+    let head = &bb[..common];
+    let start = head.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let lines = head.iter().filter(|&&c| c == b'\n').count();
+    if common == bb.len() && common == ab.len() {
+        return (lines, bb.len(), 0);
+    }
+    let max_tail = (bb.len() - start).min(ab.len() - start);
+    let tail = common_suffix(&bb[bb.len() - max_tail..], &ab[ab.len() - max_tail..]);
+    // Only whole lines count as common: the tail must begin right after a newline in both
+    // texts (or at the start), else a changed line's end would be cut off as "common".
+    let at_line_start = |t: &[u8], pos: usize| pos <= start || t[pos - 1] == b'\n';
+    let mut cut = tail;
+    while cut > 0 && !(at_line_start(bb, bb.len() - cut) && at_line_start(ab, ab.len() - cut)) {
+        cut -= 1;
+    }
+    (lines, start, cut)
+}
+
+/// Chunk width for the prefix and suffix scans: comparing whole chunks first lets the
+/// compiler use wide compares on large, mostly equal files.
+const CHUNK: usize = 32;
+
+/// Length of the common prefix of two byte strings.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let whole = a
+        .chunks_exact(CHUNK)
+        .zip(b.chunks_exact(CHUNK))
+        .take_while(|(x, y)| x == y)
+        .count()
+        * CHUNK;
+    whole
+        + a[whole..]
+            .iter()
+            .zip(&b[whole..])
+            .take_while(|(x, y)| x == y)
+            .count()
+}
+
+/// Length of the common suffix of two byte strings.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let whole = a
+        .rchunks_exact(CHUNK)
+        .zip(b.rchunks_exact(CHUNK))
+        .take_while(|(x, y)| x == y)
+        .count()
+        * CHUNK;
+    whole
+        + a[..a.len() - whole]
+            .iter()
+            .rev()
+            .zip(b[..b.len() - whole].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
 #[cfg(test)]
@@ -172,5 +204,19 @@ mod tests {
         assert_eq!(middles("a\nbc\n", "a\nbd\n"), (1, "bc\n", "bd\n"));
         assert_eq!(middles("x\n", "x\n"), (1, "", ""));
         assert_eq!(middles("a\n", "a\nb\n"), (1, "", "b\n"));
+        // Long equal runs go through the chunked scans; the answer must not change.
+        let long = "x".repeat(100);
+        let (b, a) = (
+            format!("{long}\n{long}1\n{long}\n"),
+            format!("{long}\n{long}2\n{long}\n"),
+        );
+        assert_eq!(middles(&b, &a), (1, &b[101..203], &a[101..203]));
+        assert_eq!(common_suffix(b"abcd", b"xbcd"), 3);
+        // Regression: a line that only gained a prefix kept just that prefix as its middle.
+        assert_eq!(
+            middles("a\nskip(\n", "a\n.skip(\n"),
+            (1, "skip(\n", ".skip(\n")
+        );
+        assert_eq!(common_prefix(&[7; 70], &[7; 65]), 65);
     }
 }

@@ -131,30 +131,30 @@ const LEAD_CONTEXT: usize = 8;
 
 /// The changed middle of both texts (whole lines, with some leading context) and the number
 /// of lines skipped before it: names and markers outside it are the same on both sides.
-fn changed_middle<'a>(before: &'a str, after: &'a str) -> (usize, String, String) {
-    let b: Vec<&str> = before.split_inclusive('\n').collect();
-    let a: Vec<&str> = after.split_inclusive('\n').collect();
-    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let room = b.len().min(a.len()) - prefix;
-    let suffix = b
-        .iter()
-        .rev()
-        .zip(a.iter().rev())
-        .take(room)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let start = prefix.saturating_sub(LEAD_CONTEXT);
+fn changed_middle<'a>(before: &'a str, after: &'a str) -> (usize, &'a str, &'a str) {
+    let (lines, start, cut) = crate::patch::middle_bounds(before, after);
+    // Back up LEAD_CONTEXT whole lines; everything before `start` is common and ends with a
+    // newline (or is empty).
+    let head = before.as_bytes().get(..start).unwrap_or_default();
+    let mut lead_start = start;
+    let mut backed = 0;
+    while backed < LEAD_CONTEXT && lead_start > 0 {
+        lead_start = head[..lead_start - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        backed += 1;
+    }
     (
-        start,
-        b[start..b.len() - suffix].concat(),
-        a[start..a.len() - suffix].concat(),
+        lines.saturating_sub(backed),
+        before.get(lead_start..before.len() - cut).unwrap_or(""),
+        after.get(lead_start..after.len() - cut).unwrap_or(""),
     )
 }
 
 /// Issues for test functions removed and skip markers added between `before` and `after`.
 pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
     let (skipped, before, after) = changed_middle(before, after);
-    let (before, after) = (before.as_str(), after.as_str());
     let mut issues = Vec::new();
     let (old, new) = (test_names(path, before), test_names(path, after));
     for (name, line) in &old {
@@ -309,6 +309,20 @@ mod tests {
                 ("check.skipped-test".into(), Some(4))
             ]
         );
+    }
+
+    #[test]
+    fn a_skip_made_by_prefixing_an_existing_line_is_reported_at_its_line() {
+        // The changed part is found from byte-level common ends; a line that only gained a
+        // prefix must still count as changed, with its line number in the whole file.
+        let head = "line\n".repeat(20);
+        let before = format!("{head}    skip(x)\n");
+        let after = format!("{head}    .skip(x)\n");
+        let found: Vec<(String, Option<u64>)> = weakened_tests("a.test.js", &before, &after)
+            .into_iter()
+            .map(|i| (i.rule, i.line))
+            .collect();
+        assert_eq!(found, vec![("check.skipped-test".into(), Some(21))]);
     }
 
     #[test]
