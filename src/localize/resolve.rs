@@ -150,17 +150,15 @@ fn normalize(path: &str) -> String {
 
 /// Whether a path looks like a test file in any of the ecosystems efix knows.
 pub(crate) fn is_test_path(path: &str) -> bool {
+    // The test policy's rule, plus directory conventions that only matter for ranking.
     let name = path.rsplit('/').next().unwrap_or(path);
     let in_test_dir = path
         .split('/')
         .rev()
         .skip(1)
         .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "spec" | "testing"));
-    in_test_dir
+    crate::policy::tests::is_test_path(path)
+        || in_test_dir
         || name.starts_with("test_")
-        || name.ends_with("_test.py")
-        || name.ends_with("_test.go")
         || name.ends_with("_tests.rs")
-        || name.contains(".test.")
-        || name.contains(".spec.")
 }

@@ -26,7 +26,13 @@ pub fn is_test_path(path: &str) -> bool {
                 || in_dir("test")
         }
         "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => {
-            name.contains(".test.") || name.contains(".spec.") || in_dir("__tests__")
+            // Mocha and Jasmine keep plain `.js` files under test/ or spec/.
+            name.contains(".test.")
+                || name.contains(".spec.")
+                || in_dir("__tests__")
+                || in_dir("test")
+                || in_dir("tests")
+                || in_dir("spec")
         }
         "go" => name.ends_with("_test.go"),
         _ => false,
@@ -282,11 +288,14 @@ mod tests {
             "web/__tests__/b.js",
             "x.spec.jsx",
             "net/http_test.go",
+            "test/slug.js",
+            "spec/parser.ts",
         ];
         let no = [
             "src/lib.rs",
             "src/testing.py",
             "src/attest.js",
+            "src/test.js",
             "main.go",
             "tests.md",
         ];
