@@ -107,3 +107,48 @@ fn javascript_wrong_fix_exits_1() {
     assert_eq!(repo.fingerprint(), before);
     assert_eq!(evidence["rounds"][0]["verdict"], "proof-failed");
 }
+
+#[test]
+fn tokens_in_failure_output_never_reach_the_artifacts() {
+    // The failing test prints something shaped like a GitHub token and the value of a
+    // configured secret; neither may appear in any artifact.
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let secret = "hunter2-correct-horse-battery";
+    let test = format!(
+        "from words import word_count\n\n\ndef test_repeated_spaces():\n    print('{token}')\n    print('{secret}')\n    assert word_count(\"a  b\") == 2\n"
+    );
+    let repo = Repo::with_files(&[
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        (
+            ".efix.yml",
+            "version: 1\nsecurity:\n  redact: [DEPLOY_PASSWORD]\n",
+        ),
+        ("words.py", WORDS_PY),
+        ("tests/test_words.py", &test),
+        ("pytest.ini", "[pytest]\npythonpath = .\n"),
+    ]);
+    let replay =
+        json!({"version": 1, "plan": {"hypothesis": "h"}, "fix": [{"output": "NO_CHANGE"}]});
+    let (_guard, path) = replay_file(&replay.to_string());
+    Efix::replay_run(&repo, "pytest tests/test_words.py -rA", &path)
+        .env("DEPLOY_PASSWORD", secret)
+        .run()
+        .expect_code(1);
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let mut seen_redaction = false;
+    for entry in std::fs::read_dir(&artifacts).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(token), "{} holds the token", path.display());
+        assert!(
+            !text.contains(secret),
+            "{} holds the secret",
+            path.display()
+        );
+        seen_redaction |= text.contains("[REDACTED:github-token]");
+    }
+    assert!(
+        seen_redaction,
+        "the output was recorded with the token redacted"
+    );
+}
