@@ -36,6 +36,16 @@ fn run(repo: &Repo, fixes: Vec<Value>, extra: &[&str]) -> (crate::harness::Run, 
     (run, evidence)
 }
 
+/// The real fix plus a change to `get` that makes `last_value_wins` fail.
+fn fix_breaking_last_value_wins() -> Value {
+    let mut fix = real_fix();
+    let get_hunk = "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
+    let output = fix["output"].as_str().unwrap();
+    let at = output.find("@@ -55").unwrap();
+    fix["output"] = Value::String(format!("{}{get_hunk}{}", &output[..at], &output[at..]));
+    fix
+}
+
 fn evidence_md(repo: &Repo) -> String {
     std::fs::read_to_string(repo.root.parent().unwrap().join("artifacts/evidence.md")).unwrap()
 }
@@ -92,18 +102,29 @@ fn a_plausible_wrong_fix_exits_1_and_restores_the_tree() {
 fn a_fix_that_breaks_another_test_exits_1() {
     let repo = Repo::demo();
     let before = repo.fingerprint();
-    let mut fix = real_fix();
-    let get_hunk = "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
-    let output = fix["output"].as_str().unwrap();
-    let at = output.find("@@ -55").unwrap();
-    let breaking = format!("{}{get_hunk}{}", &output[..at], &output[at..]);
-    fix["output"] = Value::String(breaking);
-    let (run, evidence) = run(&repo, vec![fix], &["--max-rounds", "1"]);
+    let (run, evidence) = run(
+        &repo,
+        vec![fix_breaking_last_value_wins()],
+        &["--max-rounds", "1"],
+    );
     run.expect_code(1);
     assert_eq!(repo.fingerprint(), before);
     let table = &evidence["rounds"][0]["prove"]["table"];
     assert_eq!(table["newly-failing"], json!(["tests::last_value_wins"]));
     assert!(evidence_md(&repo).contains("tests::last_value_wins"));
+}
+
+#[test]
+fn a_configured_suite_must_pass_and_replaces_the_derived_one() {
+    let repo = Repo::demo();
+    let extra = ["--max-rounds", "1", "--suite", "cargo test --lib"];
+    let (run, evidence) = run(&repo, vec![fix_breaking_last_value_wins()], &extra);
+    run.expect_code(1);
+    assert_eq!(evidence["request"]["suites"], json!(["cargo test --lib"]));
+    assert_eq!(evidence["request"]["derived-suite"], Value::Null);
+    let checks = evidence["rounds"][0]["checks"].as_array().unwrap();
+    let suite = checks.iter().find(|c| c["id"] == "prove.suite").unwrap();
+    assert_eq!(suite["passed"], false, "{suite}");
 }
 
 #[test]
