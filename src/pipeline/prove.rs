@@ -2,11 +2,11 @@
 //! table compares before and after. Also derives a wider suite from a filtered test command
 //! when none is configured, so a fix that breaks a neighbouring test is caught.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::evidence::{CommandRecord, TestTable};
 use crate::policy::Issue;
-use crate::testreport::{TestReport, TestStatus};
+use crate::testreport::{self, TestReport, TestStatus};
 
 /// Lines of output quoted in a failed-proof issue.
 const ISSUE_TAIL_LINES: usize = 15;
@@ -27,73 +27,73 @@ pub(crate) fn status_in_scope(report: &TestReport, name: &str) -> Option<TestSta
 /// The before/after table over pairs of (before, after) records.
 pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) -> TestTable {
     let mut before_failed = BTreeSet::new();
-    let mut before_passed = BTreeSet::new();
-    let mut after_failed = BTreeSet::new();
     let mut after_passed = BTreeSet::new();
+    let (mut fixed, mut still, mut newly, mut missing) = (
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+    );
     for (before, after) in pairs {
-        collect(*before, &mut before_failed, &mut before_passed);
-        collect(*after, &mut after_failed, &mut after_passed);
-        // Tests that failed before are in the command's scope; infer their status after when
-        // the runner lists only failures.
-        if let (Some(b), Some(a)) = (
-            before.and_then(|r| r.tests.as_ref()),
-            after.and_then(|r| r.tests.as_ref()),
-        ) {
-            for test in b.tests.iter().filter(|t| t.status == TestStatus::Failed) {
-                if status_in_scope(a, &test.name) == Some(TestStatus::Passed) {
-                    after_passed.insert(test.name.clone());
-                }
+        let before = before.and_then(|r| r.tests.as_ref());
+        let Some(after) = after.and_then(|r| r.tests.as_ref()) else {
+            continue;
+        };
+        names_with(after, TestStatus::Passed, &mut after_passed);
+        let Some(before) = before else {
+            // No baseline: every failure after is new.
+            names_with(after, TestStatus::Failed, &mut newly);
+            continue;
+        };
+        names_with(before, TestStatus::Failed, &mut before_failed);
+        // The test report's comparison speaks in ids; the table speaks in the runner's names.
+        let name_of: BTreeMap<String, String> = before
+            .tests
+            .iter()
+            .chain(&after.tests)
+            .map(|t| (t.id(), t.name.clone()))
+            .collect();
+        let name = |id: &String| name_of.get(id).cloned().unwrap_or_else(|| id.clone());
+        let comparison = testreport::compare(before, after);
+        fixed.extend(comparison.fixed.iter().map(name));
+        still.extend(comparison.still_failing.iter().map(name));
+        newly.extend(comparison.newly_failing.iter().map(name));
+        missing.extend(comparison.missing.iter().map(name));
+        // A runner that lists only failures leaves them unconfirmed; a clean run settles it.
+        for id in &comparison.unconfirmed {
+            let test = name(id);
+            if status_in_scope(after, &test) == Some(TestStatus::Passed) {
+                after_passed.insert(test.clone());
+                fixed.insert(test);
+            } else {
+                missing.insert(test);
             }
         }
     }
-    let fixed = before_failed
-        .iter()
-        .filter(|t| after_passed.contains(*t))
-        .cloned()
-        .collect();
-    let still_failing = before_failed
-        .iter()
-        .filter(|t| after_failed.contains(*t))
-        .cloned()
-        .collect();
-    let missing = before_failed
-        .iter()
-        .filter(|t| !after_passed.contains(*t) && !after_failed.contains(*t))
-        .cloned()
-        .collect();
-    let newly_failing = after_failed
-        .iter()
-        .filter(|t| !before_failed.contains(*t))
-        .cloned()
+    let missing: Vec<String> = missing
+        .into_iter()
+        .filter(|t| !fixed.contains(t) && !still.contains(t))
         .collect();
     TestTable {
-        fixed,
-        still_failing,
-        newly_failing,
+        fixed: fixed.iter().cloned().collect(),
+        still_failing: still.into_iter().collect(),
+        newly_failing: newly
+            .into_iter()
+            .filter(|t| !before_failed.contains(t))
+            .collect(),
         missing,
         passing_after: after_passed.len() as u64,
     }
 }
 
-fn collect(
-    record: Option<&CommandRecord>,
-    failed: &mut BTreeSet<String>,
-    passed: &mut BTreeSet<String>,
-) {
-    let Some(report) = record.and_then(|r| r.tests.as_ref()) else {
-        return;
-    };
-    for test in &report.tests {
-        match test.status {
-            TestStatus::Failed => {
-                failed.insert(test.name.clone());
-            }
-            TestStatus::Passed => {
-                passed.insert(test.name.clone());
-            }
-            TestStatus::Skipped => {}
-        }
-    }
+fn names_with(report: &TestReport, status: TestStatus, into: &mut BTreeSet<String>) {
+    into.extend(
+        report
+            .tests
+            .iter()
+            .filter(|t| t.status == status)
+            .map(|t| t.name.clone()),
+    );
 }
 
 /// Whether a command proves success: exit 0, not timed out, and (when the runner's output is
