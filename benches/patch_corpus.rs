@@ -78,6 +78,9 @@ struct Tally {
     git_checked: usize,
     git_diff: Vec<i64>,
     correct: usize,
+    gnu_applied: usize,
+    gnu_correct: usize,
+    gnu_mistakes: BTreeMap<&'static str, Vec<i64>>,
 }
 
 fn added_lines(raw: &str) -> Vec<String> {
@@ -200,6 +203,66 @@ fn git_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<BTreeMap<
         }
     }
     Some(out)
+}
+
+/// What GNU `patch --fuzz=5 -l` makes of `patch` (the corpus's `gnu_patch_fuzz5_l` setting),
+/// as file changes the mistake checks can score: `None` when it refuses the patch.
+fn gnu_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<Vec<FileChange>> {
+    let dir = tempfile::tempdir().ok()?;
+    for (p, c) in files {
+        let full = dir.path().join(p);
+        std::fs::create_dir_all(full.parent()?).ok()?;
+        std::fs::write(full, c).ok()?;
+    }
+    let diff = dir.path().join(".efix-bench.diff");
+    std::fs::write(&diff, patch).ok()?;
+    let ok = Command::new("patch")
+        .args([
+            "-p1",
+            "--fuzz=5",
+            "-l",
+            "--batch",
+            "--no-backup-if-mismatch",
+            "-s",
+            "-i",
+        ])
+        .arg(&diff)
+        .current_dir(dir.path())
+        .output()
+        .ok()?
+        .status
+        .success();
+    if !ok {
+        return None;
+    }
+    std::fs::remove_file(&diff).ok()?;
+    let mut after = BTreeMap::new();
+    collect_files(dir.path(), dir.path(), &mut after);
+    let mut paths: Vec<&String> = files.keys().chain(after.keys()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    Some(
+        paths
+            .into_iter()
+            .filter(|p| files.get(*p) != after.get(*p))
+            .map(|p| FileChange {
+                path: p.clone(),
+                before: files.get(p).cloned(),
+                after: after.get(p).cloned(),
+            })
+            .collect(),
+    )
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(root, &path, out);
+        } else if let (Ok(rel), Ok(bytes)) = (path.strip_prefix(root), std::fs::read(&path)) {
+            out.insert(rel.to_string_lossy().into_owned(), bytes);
+        }
+    }
 }
 
 fn main() {
@@ -330,6 +393,20 @@ fn main() {
                 }
             }
         }
+        if source.starts_with("gigachat") && std::env::var_os("EFIX_BENCH_NO_GIT").is_none() {
+            // GNU scored by the same four checks, on the diff the corpus gave it.
+            let patch = r["patch"].as_str().unwrap_or("");
+            if let Some(changes) = gnu_apply(&files.0, patch) {
+                t.gnu_applied += 1;
+                let m = mistakes(patch, &changes);
+                for k in &m {
+                    t.gnu_mistakes.entry(k).or_default().push(id);
+                }
+                if m.is_empty() {
+                    t.gnu_correct += 1;
+                }
+            }
+        }
         if source.starts_with("gold") && std::env::var_os("EFIX_BENCH_NO_GIT").is_none() {
             t.git_checked += 1;
             let patch = r["patch"].as_str().unwrap_or("");
@@ -416,6 +493,13 @@ fn main() {
         println!("  hunk levels: {}", lv(&t.levels));
         println!("  patch max levels: {}", lv(&t.max_levels));
         println!("  mistakes: {:?}", t.mistakes);
+        if t.gnu_applied > 0 {
+            println!(
+                "  GNU patch --fuzz=5 -l, same checks: applied {}, with none of the four \
+                 mistakes {}; mistakes: {:?}",
+                t.gnu_applied, t.gnu_correct, t.gnu_mistakes
+            );
+        }
         if t.git_checked > 0 {
             println!(
                 "  byte-identical to git apply: {}/{} (differs: {:?})",

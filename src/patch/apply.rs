@@ -1,6 +1,7 @@
 //! Applying parsed hunks to one file's text: strict first, then a bounded ladder of tolerances
 //! per hunk (see [`Level`]), with the guards that keep fuzzy application honest: `-` lines are
-//! never fuzzed, a hunk that matches in two places at its best level is rejected, hunks land
+//! never fuzzed (a hunk quoted at another depth may be shifted as a whole, its context showing
+//! the shift), a hunk that matches in two places at its best level is rejected, hunks land
 //! in order without overlapping, a change must stay anchored, an added block must not repeat
 //! the lines next to it, and every `+` line must be in the result.
 //!
@@ -373,7 +374,11 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
         return None;
     }
     let end = map.iter().flatten().last().map_or(p, |&e| e + 1);
-    if a.indent && shift.unwrap_or(0) == 0 {
+    // A shift is the whole hunk's: its context must show it, not its `-` lines alone.
+    let witnessed = old
+        .iter()
+        .any(|h| h.kind == Kind::Context && !h.text.trim().is_empty());
+    if a.indent && (shift.unwrap_or(0) == 0 || !witnessed) {
         return None;
     }
     Some(Landing {
@@ -454,18 +459,28 @@ fn old_side(lines: &[HunkLine]) -> Vec<&HunkLine> {
 }
 
 fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mut char) -> bool {
-    if h.kind == Kind::Remove {
-        // Never fuzz a removed line.
+    let removed = h.kind == Kind::Remove;
+    if removed && (!a.indent || h.text.trim().is_empty()) {
+        // Never fuzz a removed line: only the whole hunk's uniform shift applies to it.
         return h.text == fl.text;
     }
     if !a.indent {
         return ws_eq(a.ws, &h.text, fl.text);
     }
-    let (ht, ft) = (h.text.trim(), fl.text.trim());
+    let (ht, ft) = if removed {
+        (h.text.trim_start(), fl.text.trim_start())
+    } else {
+        (h.text.trim(), fl.text.trim())
+    };
     if ht.is_empty() || ft.is_empty() {
         return ht.is_empty() && ft.is_empty();
     }
-    if !ws_eq(a.ws, ht, ft) {
+    let same = if removed {
+        ht == ft
+    } else {
+        ws_eq(a.ws, ht, ft)
+    };
+    if !same {
         return false;
     }
     let d = indent_len(fl.text) as i64 - indent_len(&h.text) as i64;
@@ -715,44 +730,100 @@ fn diagnose(
     }
 }
 
-/// The nearest place where the hunk's first old line occurs, and where it stops matching.
+/// The nearest place where the hunk's first old line that the file has occurs, and where the
+/// hunk stops matching from there.
 fn first_mismatch(file: &Lines, hunk: &Hunk) -> Option<String> {
     let old: Vec<&HunkLine> = hunk
         .lines
         .iter()
         .filter(|l| l.kind != Kind::Add && !l.text.trim().is_empty())
         .collect();
-    let first = old.first()?;
     let hint = hunk.old_start.saturating_sub(1);
-    let mut starts: Vec<usize> = (0..file.lines.len())
-        .filter(|&p| ws_runs_eq(file.lines[p].text, &first.text))
-        .collect();
-    starts.sort_by_key(|p| p.abs_diff(hint));
-    let &p = starts.first()?;
-    let file_nonblank: Vec<(usize, &Line)> = file.lines[p..]
+    let (skipped, p) = old.iter().enumerate().find_map(|(k, h)| {
+        (0..file.lines.len())
+            .filter(|&p| ws_runs_eq(file.lines[p].text, &h.text))
+            .min_by_key(|p| p.abs_diff(hint))
+            .map(|p| (k, p))
+    })?;
+    let missing = (skipped > 0).then(|| {
+        format!(
+            "its first {} is not in the file",
+            if skipped == 1 {
+                format!("line {:?}", old[0].text)
+            } else {
+                format!("{skipped} lines (from {:?})", old[0].text)
+            }
+        )
+    });
+    let file_nonblank = file.lines[p..]
         .iter()
         .enumerate()
         .filter(|(_, l)| !l.text.trim().is_empty())
-        .map(|(i, l)| (i + p, l))
-        .collect();
-    for (k, h) in old.iter().enumerate() {
-        let Some((at, fl)) = file_nonblank.get(k) else {
-            return Some(format!("the file ends before {:?}", h.text));
-        };
+        .map(|(i, l)| (i + p, l));
+    let mut rest = old[skipped..].iter();
+    for ((at, fl), h) in file_nonblank.zip(rest.by_ref()) {
+        // As the ladder compares: indentation counts (a uniform shift aside).
         let ok = if h.kind == Kind::Remove {
             h.text == fl.text
         } else {
-            ws_runs_eq(&h.text, fl.text)
+            ws_eq(Ws::Runs, &h.text, fl.text)
         };
         if !ok {
-            return Some(format!(
+            let mismatch = format!(
                 "the nearest start is line {} but line {} is {:?} where the hunk has {:?}",
                 p + 1,
                 at + 1,
                 fl.text,
                 h.text
-            ));
+            );
+            return Some(match missing {
+                Some(m) => format!("{m}; {mismatch}"),
+                None => mismatch,
+            });
         }
     }
-    None
+    if let Some(h) = rest.next() {
+        return Some(format!("the file ends before {:?}", h.text));
+    }
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::parse::parse;
+
+    fn no_match_message(file: &str, diff: &str) -> String {
+        let patches = parse(diff).expect("the test diff parses");
+        let failure = apply_hunks("f.py", file, &patches[0].hunks).expect_err("must not apply");
+        failure.issue.message
+    }
+
+    #[test]
+    fn the_mismatch_report_skips_context_the_file_does_not_have() {
+        let file = "def f(x):\n    y = g(x)\n    if y:\n        return y\n    return 0\n";
+        let diff = "--- a/f.py\n+++ b/f.py\n@@ -1,5 +1,5 @@\n def f(x, z):\n     y = g(x)\n-    if y:\n+    if y and z:\n       return y\n     return 0\n";
+        assert_eq!(
+            no_match_message(file, diff),
+            "hunk 1 of f.py (header line 1): context not found: its first line \"def f(x, z):\" \
+             is not in the file; the nearest start is line 2 but line 4 is \"        return y\" \
+             where the hunk has \"      return y\"; copy the context and `-` lines exactly from \
+             the numbered file"
+        );
+    }
+
+    #[test]
+    fn a_shift_shown_only_by_removed_lines_is_not_applied() {
+        let file = "class A:\n    def f(self):\n        return 1\n";
+        let shifted = "--- a/f.py\n+++ b/f.py\n@@ -2,2 +2,2 @@\n def f(self):\n-    return 1\n+    return 2\n";
+        let patches = parse(shifted).expect("parses");
+        let applied = apply_hunks("f.py", file, &patches[0].hunks).expect("a whole-hunk shift");
+        assert_eq!(applied.hunks[0].level, Level::Indentation);
+        assert_eq!(
+            applied.text,
+            "class A:\n    def f(self):\n        return 2\n"
+        );
+        let bare = "--- a/f.py\n+++ b/f.py\n@@ -3 +3 @@\n-    return 1\n+    return 2\n";
+        assert!(no_match_message(file, bare).contains("context not found"));
+    }
 }

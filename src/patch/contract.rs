@@ -77,6 +77,10 @@ fn first_nonblank(lines: &[&str]) -> Option<usize> {
     lines.iter().position(|l| !l.trim().is_empty())
 }
 
+fn last_nonblank(lines: &[&str]) -> Option<usize> {
+    lines.iter().rposition(|l| !l.trim().is_empty())
+}
+
 /// Classify a raw model answer.
 pub(crate) fn classify(raw: &str) -> Result<Answer, Issue> {
     let text = raw.trim_start_matches('\u{feff}').replace("\r\n", "\n");
@@ -218,8 +222,15 @@ fn reject_tags(body: &str) -> Result<(), Issue> {
 /// Remove one surrounding markdown fence; reject fences anywhere else.
 fn strip_fence(body: &str) -> Result<String, Issue> {
     let lines: Vec<&str> = body.lines().collect();
-    let is_fence = |l: &&str| l.trim_start().starts_with("```");
-    let fences: Vec<usize> = (0..lines.len()).filter(|&i| is_fence(&lines[i])).collect();
+    // Inside a diff a line that starts with a space is a context line, and a markdown file's
+    // own fences appear as " ```python"; only the answer's first line, and its last when the
+    // first opens a fence, may be an indented fence.
+    let indented = |i: usize| lines[i].trim_start().starts_with("```");
+    let first_line = first_nonblank(&lines).filter(|&i| indented(i));
+    let last_line = last_nonblank(&lines).filter(|&i| first_line.is_some() && indented(i));
+    let is_fence =
+        |i: usize| lines[i].starts_with("```") || Some(i) == first_line || Some(i) == last_line;
+    let fences: Vec<usize> = (0..lines.len()).filter(|&i| is_fence(i)).collect();
     let Some(&first) = fences.first() else {
         return Ok(body.to_owned());
     };
@@ -331,6 +342,17 @@ mod tests {
                 "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".into()
             ))
         );
+    }
+
+    #[test]
+    fn a_markdown_files_own_fences_are_diff_lines() {
+        let d =
+            "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n ```python\n x = 1\n+y = 2\n ```\n";
+        assert_eq!(classify(d).ok(), Some(Answer::Diff(d.into())));
+        let fenced = format!("```diff\n{d}```\n");
+        assert_eq!(classify(&fenced).ok(), Some(Answer::Diff(d.into())));
+        let indented = format!("  ```diff\n{d}  ```\n");
+        assert_eq!(classify(&indented).ok(), Some(Answer::Diff(d.into())));
     }
 
     #[test]

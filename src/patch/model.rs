@@ -99,7 +99,8 @@ pub struct FileChange {
 /// How much tolerance a hunk (or edit) needed to land, from none to the most.
 ///
 /// Every level includes the tolerances of the levels before it except where noted; `-` lines
-/// are always compared exactly (only their line ending may differ).
+/// are compared exactly (only their line ending may differ) apart from the `Indentation`
+/// level's one shift of the whole hunk.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -111,8 +112,9 @@ pub enum Level {
     Offset,
     /// Context lines equal once trailing whitespace is ignored.
     TrailingWhitespace,
-    /// Context lines equal once one uniform indentation shift is applied; added lines are
-    /// shifted by the same amount.
+    /// The whole old side equal once one uniform indentation shift is applied: context lines
+    /// with whitespace runs collapsed, `-` lines exactly after their indentation; a non-blank
+    /// context line must show the shift. Added lines are shifted by the same amount.
     Indentation,
     /// Context lines equal once every whitespace run counts as one space (indentation
     /// amounts may differ line by line; added lines are kept as written).

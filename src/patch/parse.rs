@@ -295,7 +295,10 @@ fn hunk_body(
     while i < lines.len() {
         let line = lines[i];
         let counts_left = old_seen < declared_old || new_seen < declared_new;
-        if line.starts_with("@@") || line.starts_with("diff --git ") || is_known_junk(line) {
+        // A line that starts with a space is context even when it reads like junk: a markdown
+        // file's own " ```python" fence is part of the file.
+        let junk = !line.starts_with(' ') && is_known_junk(line);
+        if line.starts_with("@@") || line.starts_with("diff --git ") || junk {
             break;
         }
         // `--- path` followed by `+++ path` starts the next file once the counts are used up;
