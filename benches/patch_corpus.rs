@@ -80,6 +80,7 @@ struct Tally {
     correct: usize,
     gnu_applied: usize,
     gnu_correct: usize,
+    gnu_broken_syntax: Vec<i64>,
     gnu_mistakes: BTreeMap<&'static str, Vec<i64>>,
 }
 
@@ -404,6 +405,15 @@ fn main() {
                 }
                 if m.is_empty() {
                     t.gnu_correct += 1;
+                    // efix refuses a change that breaks a file's syntax; GNU does not check.
+                    let broken = changes.iter().any(|c| {
+                        let (b, a) = (s(&c.before), s(&c.after));
+                        c.before.is_some()
+                            && efix::patch::introduced_syntax_error(&c.path, &b, &a).is_some()
+                    });
+                    if broken {
+                        t.gnu_broken_syntax.push(id);
+                    }
                 }
             }
         }
@@ -496,8 +506,13 @@ fn main() {
         if t.gnu_applied > 0 {
             println!(
                 "  GNU patch --fuzz=5 -l, same checks: applied {}, with none of the four \
-                 mistakes {}; mistakes: {:?}",
-                t.gnu_applied, t.gnu_correct, t.gnu_mistakes
+                 mistakes {} ({} of them leave a file that no longer parses: {:?}); mistakes: \
+                 {:?}",
+                t.gnu_applied,
+                t.gnu_correct,
+                t.gnu_broken_syntax.len(),
+                t.gnu_broken_syntax,
+                t.gnu_mistakes
             );
         }
         if t.git_checked > 0 {

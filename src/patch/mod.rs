@@ -47,3 +47,10 @@ pub use model::{
 pub use paths::{FileSource, MemoryFiles, RepoDir};
 pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};
 pub(crate) use text::middle_bounds;
+
+/// The 1-based line of the first syntax error in `after` when `path` parsed as `before`: the
+/// syntax check's rule, for callers that changed a file some other way (the corpus bench
+/// scores GNU patch's results with it).
+pub fn introduced_syntax_error(path: &str, before: &str, after: &str) -> Option<u64> {
+    syntax::introduced_error(path, before, after)
+}
