@@ -3,10 +3,14 @@
 //!
 //! It does not read or write files.
 
-use similar::{ChangeTag, TextDiff};
+use similar::udiff::UnifiedHunkHeader;
+use similar::{ChangeTag, DiffOp, TextDiff};
 
 use crate::patch::model::FileChange;
-use crate::patch::text::{lossless_str, middles};
+use crate::patch::text::{lossless_str, middle_bounds, middles};
+
+/// Lines of context around each change in the normalized diff.
+const CONTEXT_LINES: usize = 3;
 
 fn text(bytes: Option<&Vec<u8>>) -> std::borrow::Cow<'_, str> {
     bytes.map(|b| lossless_str(b)).unwrap_or_default()
@@ -35,19 +39,143 @@ pub fn diff_of(changes: &[FileChange]) -> String {
                 "/dev/null".to_owned()
             }
         };
-        let diff = TextDiff::from_lines(&old, &new);
-        let body = diff
-            .unified_diff()
-            .context_radius(3)
-            .missing_newline_hint(true)
-            .header(&old_name, &new_name)
-            .to_string();
-        out.push_str(&body);
+        out.push_str(&unified(&old, &new, &old_name, &new_name));
         if !out.ends_with('\n') {
             out.push('\n');
         }
     }
     out
+}
+
+/// What `similar` prints for the whole texts (`---`/`+++` and the hunks), computed from the
+/// changed middle and [`CONTEXT_LINES`] lines around it: tokenizing and hashing every line of
+/// a large file showed in the profile.
+///
+/// `similar` strips the common leading and trailing lines itself before diffing, so the
+/// middle gets the same edit script; only its compaction can slide an added block along
+/// equal lines, and when that reaches the edge of the window the whole texts are diffed.
+fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    let whole = || {
+        TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(CONTEXT_LINES)
+            .missing_newline_hint(true)
+            .header(old_name, new_name)
+            .to_string()
+    };
+    let (skip, start, cut) = middle_bounds(old, new);
+    // Common lines kept before and after the middle, as context.
+    let (lead, from) = lines_back(old, start, CONTEXT_LINES);
+    let Some(suffix) = old.get(old.len() - cut..) else {
+        return whole();
+    };
+    let (tail, tail_bytes) = lines_forward(suffix, CONTEXT_LINES);
+    let (Some(old_part), Some(new_part)) = (
+        old.get(from..old.len() - cut + tail_bytes),
+        new.get(from..new.len() - cut + tail_bytes),
+    ) else {
+        return whole();
+    };
+    let diff = TextDiff::from_lines(old_part, new_part);
+    let ops = diff.ops();
+    let kept = |op: Option<&DiffOp>, lines: usize| {
+        lines == 0 || matches!(op, Some(&DiffOp::Equal { len, .. }) if len == lines)
+    };
+    if !(kept(ops.first(), lead) && kept(ops.last(), tail)) {
+        return whole();
+    }
+    let offset = skip - lead;
+    let mut out = String::new();
+    for (i, hunk) in diff
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .missing_newline_hint(true)
+        .iter_hunks()
+        .enumerate()
+    {
+        if i == 0 {
+            out.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+        }
+        let (Some(&first), Some(&last)) = (hunk.ops().first(), hunk.ops().last()) else {
+            continue;
+        };
+        let header = UnifiedHunkHeader::new(&[shifted(first, offset), shifted(last, offset)]);
+        out.push_str(&format!("{header}\n"));
+        // The hunk prints its own header (with the window's line numbers) as its first line.
+        let body = hunk.to_string();
+        out.push_str(body.split_once('\n').map_or("", |(_, rest)| rest));
+    }
+    out
+}
+
+/// `op` moved down by `by` lines on both sides.
+fn shifted(op: DiffOp, by: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
+            old_index: old_index + by,
+            new_index: new_index + by,
+            len,
+        },
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
+            old_index: old_index + by,
+            old_len,
+            new_index: new_index + by,
+        },
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
+            old_index: old_index + by,
+            new_index: new_index + by,
+            new_len,
+        },
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
+            old_index: old_index + by,
+            old_len,
+            new_index: new_index + by,
+            new_len,
+        },
+    }
+}
+
+/// Up to `n` whole lines ending at byte `end` (a line start): `(lines, byte where they start)`.
+fn lines_back(text: &str, end: usize, n: usize) -> (usize, usize) {
+    let head = text.as_bytes().get(..end).unwrap_or_default();
+    let mut from = end;
+    let mut lines = 0;
+    while lines < n && from > 0 {
+        from = head[..from - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        lines += 1;
+    }
+    (lines, from)
+}
+
+/// Up to `n` whole lines at the start of `text`: `(lines, bytes they take)`.
+fn lines_forward(text: &str, n: usize) -> (usize, usize) {
+    let mut bytes = 0;
+    let mut lines = 0;
+    for line in text.split_inclusive('\n').take(n) {
+        bytes += line.len();
+        lines += 1;
+    }
+    (lines, bytes)
 }
 
 /// Lines added and removed in one change.
@@ -125,5 +253,83 @@ mod tests {
         @@ -1 +0,0 @@
         -y
         ");
+    }
+
+    /// What `similar` prints for the whole texts, which the windowed diff must reproduce.
+    fn whole(old: &str, new: &str) -> String {
+        TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(CONTEXT_LINES)
+            .missing_newline_hint(true)
+            .header("a", "b")
+            .to_string()
+    }
+
+    #[test]
+    fn the_windowed_diff_prints_what_the_whole_texts_give() {
+        let long: String = (0..20).map(|i| format!("line {i}\n")).collect();
+        let cases = [
+            (format!("{long}x\n{long}"), format!("{long}y\n{long}")),
+            (format!("{long}x\n{long}"), format!("{long}{long}")),
+            (format!("{long}a"), format!("{long}a\n")),
+            (
+                "x\na\nb\nc\nd\n".to_owned(),
+                "a\nb\nc\nd\ny\na\nb\nc\nd\n".to_owned(),
+            ),
+            (
+                format!("{long}p\na\nb\nc\nd\ne\nq\n{long}"),
+                format!("{long}p\na\nb\nc\nd\ne\na\nb\nc\nd\ne\nq\n{long}"),
+            ),
+        ];
+        for (old, new) in &cases {
+            assert_eq!(
+                unified(old, new, "a", "b"),
+                whole(old, new),
+                "{old:?} -> {new:?}"
+            );
+        }
+        // Few distinct lines make many equally good scripts, where compaction slides blocks.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as usize
+        };
+        let pieces = ["a\n", "b\n", "\n", "a", "b\r\n"];
+        for _ in 0..3000 {
+            let len = next(30);
+            let old: Vec<&str> = (0..len).map(|_| pieces[next(3)]).collect();
+            let mut new = old.clone();
+            for _ in 0..=next(4) {
+                let at = next(new.len() as u64 + 1);
+                match next(3) {
+                    0 if at < new.len() => {
+                        new.remove(at);
+                    }
+                    _ => new.insert(at, pieces[next(5)]),
+                }
+            }
+            // Only the last line may lack a newline.
+            let join = |v: &[&str]| -> String {
+                let n = v.len();
+                v.iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        if i + 1 < n && !p.ends_with('\n') {
+                            format!("{p}\n")
+                        } else {
+                            (*p).to_owned()
+                        }
+                    })
+                    .collect()
+            };
+            let (old, new) = (join(&old), join(&new));
+            assert_eq!(
+                unified(&old, &new, "a", "b"),
+                whole(&old, &new),
+                "{old:?} -> {new:?}"
+            );
+        }
     }
 }

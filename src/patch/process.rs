@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::patch::apply::apply_hunks;
-use crate::patch::checks::{Touched, counts, patch_checks, post_apply_checks};
+use crate::patch::checks::{Touched, patch_checks, post_apply_checks};
 use crate::patch::contract::{Answer, Edit, classify};
-use crate::patch::diff::diff_of;
+use crate::patch::diff::{diff_of, line_counts};
 use crate::patch::edits::apply_edit;
 use crate::patch::model::{
     FileAction, FileChange, FileReport, HunkReport, Mode, PatchError, PatchOutcome, PatchPolicy,
@@ -46,7 +47,7 @@ struct State {
 
 struct Work<'a> {
     source: &'a dyn FileSource,
-    rules: PathRules,
+    rules: Rc<PathRules>,
     files: BTreeMap<String, State>,
     order: Vec<String>,
     issues: Vec<Issue>,
@@ -302,7 +303,7 @@ fn evaluate_with(
     };
     let mut work = Work {
         source,
-        rules: PathRules::new(policy)?,
+        rules: PathRules::for_policy(policy)?,
         files: BTreeMap::new(),
         order: Vec::new(),
         issues: Vec::new(),
@@ -412,20 +413,22 @@ fn finish(
     } else {
         Vec::new()
     };
+    // Counted once: the size check and the report both need them.
+    let counts: Vec<(usize, usize)> = changes.iter().map(line_counts).collect();
     for check in checks {
-        issues.extend(check.check(&changes, policy));
+        issues.extend(check.check(&changes, &counts, policy));
     }
     if !issues.is_empty() {
         return Ok(PatchReport::rejected(issues));
     }
     let reports = changes
         .iter()
-        .filter_map(|c| {
+        .zip(&counts)
+        .filter_map(|(c, &(added, removed))| {
             let s = files.get(&c.path)?;
             if s.action == FileAction::Rename && s.after.is_none() {
                 return None;
             }
-            let (added, removed) = counts(c);
             Some(FileReport {
                 path: c.path.clone(),
                 old_path: s.old_path.clone(),

@@ -5,9 +5,12 @@
 //!
 //! Parsing whole large files is too slow for the corpus goal (tree-sitter dominated the
 //! profile), so only a window is parsed: the changed lines widened to the nearest top-level
-//! statements (lines that start at column 0). When that window does not parse before the
-//! patch, small files fall back to a whole-file parse and large ones go unchecked; when a
-//! window shows an error after the patch, whole-file parses confirm it and give the line.
+//! statements (lines that start at column 0). The after side is parsed first, since most
+//! patches parse cleanly after and then the before side does not matter. A window with an
+//! error after the patch is parsed before it too: when it did not parse before either, it is
+//! not self-contained and widens; when no window of a region is self-contained, small files
+//! fall back to a whole-file parse and large ones go unchecked. When a window parsed before
+//! and not after, whole-file parses confirm it and give the line.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -96,6 +99,9 @@ fn error_line(node: Node<'_>) -> u64 {
 const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 
 /// The 1-based line of the first syntax error that the patch introduced, if any.
+///
+/// The after side is parsed first: most patches parse cleanly after, and then the before
+/// side (did the file parse before?) does not matter, so it is parsed only under an error.
 pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
     with_parser(path, |parser| {
         // Windows are a fast screen; whole-file parses decide.
@@ -103,25 +109,57 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
         let mut isolated = true;
         'regions: for tries in windows(before, after) {
             for w in &tries {
-                match error_after(parser, &w.before, &w.after) {
+                match window_verdict(parser, w) {
+                    Verdict::Clean => continue 'regions,
                     // The window does not parse on its own before the patch: widen it.
-                    None => continue,
+                    Verdict::NotSelfContained => continue,
                     // A window's edges can cut a construct the patch changed, so confirm it.
-                    Some(Some(_)) => {
+                    Verdict::Introduced => {
                         flagged = true;
                         break 'regions;
                     }
-                    Some(None) => continue 'regions,
                 }
             }
             isolated = false;
         }
-        let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
-        if !whole {
+        if flagged {
+            // An error is expected: parse before, then after incrementally from its tree.
+            return whole_file_error(parser, before, after);
+        }
+        if isolated || before.len() > WHOLE_FILE_LIMIT {
             return None;
         }
-        whole_file_error(parser, before, after)
+        match first_error(parser, after)? {
+            None => None,
+            Some(line) => match first_error(parser, before)? {
+                None => Some(line),
+                Some(_) => None,
+            },
+        }
     })
+}
+
+/// What one window says about its region.
+enum Verdict {
+    /// The window parses after the patch.
+    Clean,
+    /// It does not parse after the patch, and did not before either: widen it.
+    NotSelfContained,
+    /// It parsed before the patch and does not after.
+    Introduced,
+}
+
+/// Parse the window's after side, and its before side only when the after side has an
+/// error. A parse the parser gave up on counts as not self-contained, so the window widens.
+fn window_verdict(parser: &mut Parser, w: &Window) -> Verdict {
+    match first_error(parser, &w.after) {
+        Some(None) => Verdict::Clean,
+        None => Verdict::NotSelfContained,
+        Some(Some(_)) => match first_error(parser, &w.before) {
+            Some(None) => Verdict::Introduced,
+            _ => Verdict::NotSelfContained,
+        },
+    }
 }
 
 /// Parse `before` whole and, when it is clean, `after` incrementally from its tree: only the
