@@ -10,14 +10,19 @@
 //! error after the patch is parsed before it too: when it did not parse before either, it is
 //! not self-contained and widens; when no window of a region is self-contained, small files
 //! fall back to a whole-file parse and large ones go unchecked. When a window parsed before
-//! and not after, whole-file parses confirm it and give the line.
+//! and not after, whole-file parses confirm it and give the line (most such windows are
+//! false alarms, cut inside a construct the patch added, so the after side goes first there
+//! as well).
+//!
+//! The after side is no longer parsed incrementally from the before tree: with after first,
+//! the before tree exists only when the after side already has an error.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use similar::{DiffTag, TextDiff};
-use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
+use tree_sitter::{Language, Node, Parser};
 
 /// The grammar for a path, with a stable name that keys the per-thread parser cache.
 fn language(path: &str) -> Option<(&'static str, Language)> {
@@ -122,11 +127,9 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
             }
             isolated = false;
         }
-        if flagged {
-            // An error is expected: parse before, then after incrementally from its tree.
-            return whole_file_error(parser, before, after);
-        }
-        if isolated || before.len() > WHOLE_FILE_LIMIT {
+        // A flagged window is most often a false alarm (its edges cut a construct the
+        // patch added), so the after side is parsed first here too.
+        if !flagged && (isolated || before.len() > WHOLE_FILE_LIMIT) {
             return None;
         }
         match first_error(parser, after)? {
@@ -162,64 +165,6 @@ fn window_verdict(parser: &mut Parser, w: &Window) -> Verdict {
     }
 }
 
-/// Parse `before` whole and, when it is clean, `after` incrementally from its tree: only the
-/// changed span is re-parsed, which costs a fraction of a second whole-file parse and gives
-/// the same tree.
-fn whole_file_error(parser: &mut Parser, before: &str, after: &str) -> Option<u64> {
-    error_after(parser, before, after).flatten()
-}
-
-/// `None` when `before` does not parse cleanly (nothing to compare with); else the 1-based
-/// line of the first error in `after`, if any. `after` is parsed incrementally from the
-/// tree of `before`.
-fn error_after(parser: &mut Parser, before: &str, after: &str) -> Option<Option<u64>> {
-    let mut tree: Tree = parser.parse(before, None)?;
-    if tree.root_node().has_error() {
-        return None;
-    }
-    tree.edit(&input_edit(before, after));
-    let new = parser.parse(after, Some(&tree))?;
-    let root = new.root_node();
-    Some(root.has_error().then(|| error_line(root)))
-}
-
-/// The edit that turns `before` into `after`: the span between their common prefix and
-/// common suffix, on character boundaries.
-fn input_edit(before: &str, after: &str) -> InputEdit {
-    let (b, a) = (before.as_bytes(), after.as_bytes());
-    let mut start = b.iter().zip(a).take_while(|(x, y)| x == y).count();
-    while !(before.is_char_boundary(start) && after.is_char_boundary(start)) {
-        start -= 1;
-    }
-    let room = (b.len() - start).min(a.len() - start);
-    let mut tail = b
-        .iter()
-        .rev()
-        .zip(a.iter().rev())
-        .take(room)
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !(before.is_char_boundary(b.len() - tail) && after.is_char_boundary(a.len() - tail)) {
-        tail -= 1;
-    }
-    InputEdit {
-        start_byte: start,
-        old_end_byte: b.len() - tail,
-        new_end_byte: a.len() - tail,
-        start_position: point(before, start),
-        old_end_position: point(before, b.len() - tail),
-        new_end_position: point(after, a.len() - tail),
-    }
-}
-
-/// Row and byte column of a byte offset.
-fn point(text: &str, byte: usize) -> Point {
-    let head = text.as_bytes().get(..byte).unwrap_or_default();
-    let row = head.iter().filter(|&&c| c == b'\n').count();
-    let column = head.iter().rev().take_while(|&&c| c != b'\n').count();
-    Point { row, column }
-}
-
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
@@ -248,9 +193,9 @@ const MAX_WIDENINGS: usize = 4;
 /// indentation, never past the unchanged lines that separate it from its neighbours.
 fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
-    let a: Vec<&str> = after.split_inclusive('\n').collect();
     // Diff only the changed middles; their line ranges are shifted back afterwards.
     let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+    let a = after_lines(&b, skip, b_mid, a_mid);
     let diff = TextDiff::from_lines(b_mid, a_mid);
     let shifted = |r: std::ops::Range<usize>| r.start + skip..r.end + skip;
     let ops: Vec<(DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> = diff
@@ -323,6 +268,21 @@ fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
     out
 }
 
+/// The lines of the after text, from the before text's lines `b` and the middles that
+/// [`crate::patch::text::middles`] cut (`skip` common leading lines): the common leading and
+/// trailing lines are the before text's, so only the after middle is split (splitting whole
+/// large files twice showed in the profile).
+fn after_lines<'t>(b: &[&'t str], skip: usize, b_mid: &str, a_mid: &'t str) -> Vec<&'t str> {
+    let tail = b
+        .len()
+        .saturating_sub(skip + b_mid.split_inclusive('\n').count());
+    let mut a = Vec::with_capacity(b.len());
+    a.extend_from_slice(b.get(..skip).unwrap_or_default());
+    a.extend(a_mid.split_inclusive('\n'));
+    a.extend_from_slice(b.get(b.len() - tail..).unwrap_or_default());
+    a
+}
+
 /// The 1-based line of the first syntax error in a new file, if any (large new files, such
 /// as vendored copies, are not checked).
 pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
@@ -370,36 +330,45 @@ mod tests {
     }
 
     #[test]
-    fn the_incremental_whole_file_parse_agrees_with_a_fresh_parse() {
+    fn after_lines_are_the_split_after_text() {
+        let cases = [
+            ("a\nb\nc\n", "a\nB\nc\n"),
+            ("a\nb\nc", "a\nb\nc\nd"),
+            ("a\nb\n", "a\n"),
+            ("", "x\ny"),
+            ("x\n", ""),
+            ("a\na\n", "a\n"),
+            ("a\nb", "a\nb\n"),
+            ("p\nq\nr\n", "p\nx\ny\nq\nr\n"),
+        ];
+        for (before, after) in cases {
+            let b: Vec<&str> = before.split_inclusive('\n').collect();
+            let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+            let want: Vec<&str> = after.split_inclusive('\n').collect();
+            assert_eq!(
+                after_lines(&b, skip, b_mid, a_mid),
+                want,
+                "{before:?} -> {after:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_whole_file_check_agrees_with_a_fresh_parse() {
         // Unbalanced braces spanning top-level items defeat every window, so this goes
-        // through the whole-file path; a fresh parse of the result must agree.
+        // through the whole-file path; it must report what a fresh parse of the result does.
         let before = "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 2;\n}\n";
         let broken = "fn a() {\n    let x = 1;\n\nfn b() {\n    let y = 2;\n}\n";
         let fine = "fn a() {\n    let x = 10;\n}\n\nfn b() {\n    let y = 2;\n}\n";
         let fresh =
             |text: &str| with_parser("a.rs", |p| first_error(p, text)).and_then(|line| line);
-        let incremental = |after: &str| with_parser("a.rs", |p| whole_file_error(p, before, after));
-        assert_eq!(
-            (incremental(broken), incremental(fine)),
-            (fresh(broken), fresh(fine))
-        );
         assert!(fresh(broken).is_some());
-        assert_eq!(introduced_error("a.rs", before, broken), fresh(broken));
-    }
-
-    #[test]
-    fn the_edit_spans_the_changed_bytes_on_character_boundaries() {
-        let edit = input_edit("ab\né1\nz\n", "ab\nè22\nz\n");
         assert_eq!(
-            edit,
-            InputEdit {
-                start_byte: 3,
-                old_end_byte: 6,
-                new_end_byte: 7,
-                start_position: Point { row: 1, column: 0 },
-                old_end_position: Point { row: 1, column: 3 },
-                new_end_position: Point { row: 1, column: 4 },
-            }
+            (
+                introduced_error("a.rs", before, broken),
+                introduced_error("a.rs", before, fine)
+            ),
+            (fresh(broken), None)
         );
     }
 }
