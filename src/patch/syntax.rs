@@ -186,6 +186,9 @@ struct Window {
     after: String,
 }
 
+/// A diff operation with its line ranges in the whole before and after texts.
+type Op = (DiffTag, std::ops::Range<usize>, std::ops::Range<usize>);
+
 /// How many times a window may widen to its enclosing block.
 const MAX_WIDENINGS: usize = 4;
 
@@ -198,14 +201,33 @@ fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
     let a = after_lines(&b, skip, b_mid, a_mid);
     let diff = TextDiff::from_lines(b_mid, a_mid);
     let shifted = |r: std::ops::Range<usize>| r.start + skip..r.end + skip;
-    let ops: Vec<(DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> = diff
-        .ops()
-        .iter()
-        .map(|op| {
-            let (tag, old, new) = op.as_tag_tuple();
-            (tag, shifted(old), shifted(new))
-        })
-        .collect();
+    // A blank line the diff matched inside a changed block (an added function whose blank
+    // line lines up with an existing one) does not split it into two regions: each half's
+    // window would be cut inside the block and show an error the patch did not make.
+    let mut ops: Vec<Op> = Vec::new();
+    for op in diff.ops() {
+        let (tag, old, new) = op.as_tag_tuple();
+        let (old, new) = (shifted(old), shifted(new));
+        if tag != DiffTag::Equal
+            && let [
+                ..,
+                (prev_tag, prev_old, prev_new),
+                (DiffTag::Equal, eq_old, _),
+            ] = ops.as_slice()
+            && *prev_tag != DiffTag::Equal
+            && b[eq_old.clone()].iter().all(|l| l.trim().is_empty())
+        {
+            let joined = (
+                DiffTag::Replace,
+                prev_old.start..old.end,
+                prev_new.start..new.end,
+            );
+            ops.truncate(ops.len() - 2);
+            ops.push(joined);
+            continue;
+        }
+        ops.push((tag, old, new));
+    }
     let mut out = Vec::new();
     for (i, (tag, old, new)) in ops.iter().cloned().enumerate() {
         if tag == DiffTag::Equal {
@@ -327,6 +349,22 @@ mod tests {
             introduced_error("a.go", "package a\n", "package a\nfunc f() {}\n"),
             None
         );
+    }
+
+    #[test]
+    fn a_blank_line_the_diff_matched_inside_an_added_function_does_not_split_its_window() {
+        let before = "def skip():\n    pass\n\n\ndef fail():\n    pass\n";
+        let added = "def skip():\n    pass\ndef skip_module():\n    \"\"\"\n    Skip it.\n\n    \
+                     More.\n    \"\"\"\n    pass\n\ndef fail():\n    pass\n";
+        // The diff itself lines the added blank line up with the existing one.
+        let diff = TextDiff::from_lines(before, added);
+        let changes = diff.ops().iter().filter(|op| op.tag() != DiffTag::Equal);
+        assert_eq!(changes.count(), 2);
+        let regions: Vec<usize> = windows(before, added).iter().map(Vec::len).collect();
+        assert_eq!(regions.len(), 1, "{regions:?}");
+        assert_eq!(introduced_error("a.py", before, added), None);
+        let broken = added.replace("    More.\n    \"\"\"\n", "    More.\n");
+        assert!(introduced_error("a.py", before, &broken).is_some());
     }
 
     #[test]
