@@ -3,24 +3,32 @@
 //!
 //! It does not read or write files.
 
+use std::borrow::Cow;
+
 use similar::udiff::UnifiedHunkHeader;
-use similar::{ChangeTag, DiffOp, TextDiff};
+use similar::{DiffOp, TextDiff};
 
 use crate::patch::model::FileChange;
-use crate::patch::text::{lossless_str, middle_bounds, middles};
+use crate::patch::text::{lossless_str, middle_bounds};
 
 /// Lines of context around each change in the normalized diff.
 const CONTEXT_LINES: usize = 3;
 
-fn text(bytes: Option<&Vec<u8>>) -> std::borrow::Cow<'_, str> {
+fn text(bytes: Option<&Vec<u8>>) -> Cow<'_, str> {
     bytes.map(|b| lossless_str(b)).unwrap_or_default()
 }
 
 /// A unified diff (git style headers, 3 lines of context) of every change, in order.
 pub fn diff_of(changes: &[FileChange]) -> String {
+    let texts: Vec<Texts<'_>> = changes.iter().map(Texts::of).collect();
+    let diffs: Vec<FileDiff<'_>> = texts.iter().map(FileDiff::new).collect();
+    unified_of(changes, &diffs)
+}
+
+/// [`diff_of`] from diffs already computed, one per change.
+pub(crate) fn unified_of<'t>(changes: &[FileChange], diffs: &'t [FileDiff<'t>]) -> String {
     let mut out = String::new();
-    for c in changes {
-        let (old, new) = (text(c.before.as_ref()), text(c.after.as_ref()));
+    for (c, d) in changes.iter().zip(diffs) {
         if c.before == c.after {
             continue;
         }
@@ -39,7 +47,7 @@ pub fn diff_of(changes: &[FileChange]) -> String {
                 "/dev/null".to_owned()
             }
         };
-        out.push_str(&unified(&old, &new, &old_name, &new_name));
+        out.push_str(&d.unified(&old_name, &new_name));
         if !out.ends_with('\n') {
             out.push('\n');
         }
@@ -47,65 +55,110 @@ pub fn diff_of(changes: &[FileChange]) -> String {
     out
 }
 
-/// What `similar` prints for the whole texts (`---`/`+++` and the hunks), computed from the
-/// changed middle and [`CONTEXT_LINES`] lines around it: tokenizing and hashing every line of
-/// a large file showed in the profile.
+/// One change's contents as text (a missing side is empty), which its [`FileDiff`] borrows.
+pub(crate) struct Texts<'a> {
+    old: Cow<'a, str>,
+    new: Cow<'a, str>,
+}
+
+impl<'a> Texts<'a> {
+    pub fn of(c: &'a FileChange) -> Self {
+        Texts {
+            old: text(c.before.as_ref()),
+            new: text(c.after.as_ref()),
+        }
+    }
+}
+
+/// One change's line diff, computed once for both its line counts and its unified text.
 ///
-/// `similar` strips the common leading and trailing lines itself before diffing, so the
-/// middle gets the same edit script; only its compaction can slide an added block along
-/// equal lines, and when that reaches the edge of the window the whole texts are diffed.
-fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    let whole = || {
-        TextDiff::from_lines(old, new)
+/// Only the changed middle and [`CONTEXT_LINES`] lines around it are diffed: tokenizing and
+/// hashing every line of a large file showed in the profile. `similar` strips the common
+/// leading and trailing lines itself before diffing, so the middle gets the same edit
+/// script; only its compaction can slide an added block along equal lines, and when that
+/// reaches the edge of the window the whole texts are diffed instead.
+pub(crate) struct FileDiff<'t> {
+    diff: TextDiff<'t, 't, 't, str>,
+    /// Lines of both texts before the diffed part.
+    offset: usize,
+}
+
+impl<'t> FileDiff<'t> {
+    pub fn new(texts: &'t Texts<'_>) -> Self {
+        let (old, new) = (texts.old.as_ref(), texts.new.as_ref());
+        let whole = || FileDiff {
+            diff: TextDiff::from_lines(old, new),
+            offset: 0,
+        };
+        let (skip, start, cut) = middle_bounds(old, new);
+        // Common lines kept before and after the middle, as context.
+        let (lead, from) = lines_back(old, start, CONTEXT_LINES);
+        let Some(suffix) = old.get(old.len() - cut..) else {
+            return whole();
+        };
+        let (tail, tail_bytes) = lines_forward(suffix, CONTEXT_LINES);
+        let (Some(old_part), Some(new_part)) = (
+            old.get(from..old.len() - cut + tail_bytes),
+            new.get(from..new.len() - cut + tail_bytes),
+        ) else {
+            return whole();
+        };
+        let diff = TextDiff::from_lines(old_part, new_part);
+        let ops = diff.ops();
+        let kept = |op: Option<&DiffOp>, lines: usize| {
+            lines == 0 || matches!(op, Some(&DiffOp::Equal { len, .. }) if len == lines)
+        };
+        if !(kept(ops.first(), lead) && kept(ops.last(), tail)) {
+            return whole();
+        }
+        FileDiff {
+            diff,
+            offset: skip - lead,
+        }
+    }
+
+    /// Lines added and removed.
+    pub fn counts(&self) -> (usize, usize) {
+        self.diff
+            .ops()
+            .iter()
+            .fold((0, 0), |(added, removed), op| match *op {
+                DiffOp::Equal { .. } => (added, removed),
+                DiffOp::Delete { old_len, .. } => (added, removed + old_len),
+                DiffOp::Insert { new_len, .. } => (added + new_len, removed),
+                DiffOp::Replace {
+                    old_len, new_len, ..
+                } => (added + new_len, removed + old_len),
+            })
+    }
+
+    /// What `similar` prints for the whole texts: `---`/`+++` and the hunks, with line
+    /// numbers in the whole texts.
+    pub fn unified(&'t self, old_name: &str, new_name: &str) -> String {
+        let mut out = String::new();
+        for (i, hunk) in self
+            .diff
             .unified_diff()
             .context_radius(CONTEXT_LINES)
             .missing_newline_hint(true)
-            .header(old_name, new_name)
-            .to_string()
-    };
-    let (skip, start, cut) = middle_bounds(old, new);
-    // Common lines kept before and after the middle, as context.
-    let (lead, from) = lines_back(old, start, CONTEXT_LINES);
-    let Some(suffix) = old.get(old.len() - cut..) else {
-        return whole();
-    };
-    let (tail, tail_bytes) = lines_forward(suffix, CONTEXT_LINES);
-    let (Some(old_part), Some(new_part)) = (
-        old.get(from..old.len() - cut + tail_bytes),
-        new.get(from..new.len() - cut + tail_bytes),
-    ) else {
-        return whole();
-    };
-    let diff = TextDiff::from_lines(old_part, new_part);
-    let ops = diff.ops();
-    let kept = |op: Option<&DiffOp>, lines: usize| {
-        lines == 0 || matches!(op, Some(&DiffOp::Equal { len, .. }) if len == lines)
-    };
-    if !(kept(ops.first(), lead) && kept(ops.last(), tail)) {
-        return whole();
-    }
-    let offset = skip - lead;
-    let mut out = String::new();
-    for (i, hunk) in diff
-        .unified_diff()
-        .context_radius(CONTEXT_LINES)
-        .missing_newline_hint(true)
-        .iter_hunks()
-        .enumerate()
-    {
-        if i == 0 {
-            out.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+            .iter_hunks()
+            .enumerate()
+        {
+            if i == 0 {
+                out.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+            }
+            let (Some(&first), Some(&last)) = (hunk.ops().first(), hunk.ops().last()) else {
+                continue;
+            };
+            let header =
+                UnifiedHunkHeader::new(&[shifted(first, self.offset), shifted(last, self.offset)]);
+            out.push_str(&format!("{header}\n"));
+            // The hunk prints its own header (with the diffed part's line numbers) first.
+            let body = hunk.to_string();
+            out.push_str(body.split_once('\n').map_or("", |(_, rest)| rest));
         }
-        let (Some(&first), Some(&last)) = (hunk.ops().first(), hunk.ops().last()) else {
-            continue;
-        };
-        let header = UnifiedHunkHeader::new(&[shifted(first, offset), shifted(last, offset)]);
-        out.push_str(&format!("{header}\n"));
-        // The hunk prints its own header (with the window's line numbers) as its first line.
-        let body = hunk.to_string();
-        out.push_str(body.split_once('\n').map_or("", |(_, rest)| rest));
+        out
     }
-    out
 }
 
 /// `op` moved down by `by` lines on both sides.
@@ -180,19 +233,7 @@ fn lines_forward(text: &str, n: usize) -> (usize, usize) {
 
 /// Lines added and removed in one change.
 pub(crate) fn line_counts(c: &FileChange) -> (usize, usize) {
-    let (old, new) = (text(c.before.as_ref()), text(c.after.as_ref()));
-    let (_, old, new) = middles(&old, &new);
-    let diff = TextDiff::from_lines(old, new);
-    let mut added = 0;
-    let mut removed = 0;
-    for op in diff.iter_all_changes() {
-        match op.tag() {
-            ChangeTag::Insert => added += 1,
-            ChangeTag::Delete => removed += 1,
-            ChangeTag::Equal => {}
-        }
-    }
-    (added, removed)
+    FileDiff::new(&Texts::of(c)).counts()
 }
 
 /// `(files changed, lines added, lines removed)`.
@@ -255,6 +296,14 @@ mod tests {
         ");
     }
 
+    fn windowed(old: &str, new: &str) -> String {
+        let texts = Texts {
+            old: Cow::Borrowed(old),
+            new: Cow::Borrowed(new),
+        };
+        FileDiff::new(&texts).unified("a", "b")
+    }
+
     /// What `similar` prints for the whole texts, which the windowed diff must reproduce.
     fn whole(old: &str, new: &str) -> String {
         TextDiff::from_lines(old, new)
@@ -282,11 +331,7 @@ mod tests {
             ),
         ];
         for (old, new) in &cases {
-            assert_eq!(
-                unified(old, new, "a", "b"),
-                whole(old, new),
-                "{old:?} -> {new:?}"
-            );
+            assert_eq!(windowed(old, new), whole(old, new), "{old:?} -> {new:?}");
         }
         // Few distinct lines make many equally good scripts, where compaction slides blocks.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -326,10 +371,26 @@ mod tests {
             };
             let (old, new) = (join(&old), join(&new));
             assert_eq!(
-                unified(&old, &new, "a", "b"),
+                windowed(&old, &new),
                 whole(&old, &new),
                 "{old:?} -> {new:?}"
             );
+            let counts =
+                TextDiff::from_lines(&old, &new)
+                    .ops()
+                    .iter()
+                    .fold((0, 0), |(a, r), op| {
+                        let (_, o, n) = op.as_tag_tuple();
+                        match op.tag() {
+                            similar::DiffTag::Equal => (a, r),
+                            _ => (a + n.len(), r + o.len()),
+                        }
+                    });
+            let texts = Texts {
+                old: Cow::Borrowed(&old),
+                new: Cow::Borrowed(&new),
+            };
+            assert_eq!(FileDiff::new(&texts).counts(), counts, "{old:?} -> {new:?}");
         }
     }
 }
