@@ -13,6 +13,10 @@ use crate::patch::text::{lossless_str, middle_bounds};
 
 /// Lines of context around each change in the normalized diff.
 const CONTEXT_LINES: usize = 3;
+/// Extra equal lines diffed on each side of the changed middle, so that an added block the
+/// diff's compaction slides along equal lines (common at blank lines) rarely reaches the
+/// edge, which would mean diffing the whole texts.
+const SLIDE_ROOM: usize = 13;
 
 fn text(bytes: Option<&Vec<u8>>) -> Cow<'_, str> {
     bytes.map(|b| lossless_str(b)).unwrap_or_default()
@@ -72,7 +76,7 @@ impl<'a> Texts<'a> {
 
 /// One change's line diff, computed once for both its line counts and its unified text.
 ///
-/// Only the changed middle and [`CONTEXT_LINES`] lines around it are diffed: tokenizing and
+/// Only the changed middle and a few lines around it are diffed: tokenizing and
 /// hashing every line of a large file showed in the profile. `similar` strips the common
 /// leading and trailing lines itself before diffing, so the middle gets the same edit
 /// script; only its compaction can slide an added block along equal lines, and when that
@@ -91,12 +95,13 @@ impl<'t> FileDiff<'t> {
             offset: 0,
         };
         let (skip, start, cut) = middle_bounds(old, new);
-        // Common lines kept before and after the middle, as context.
-        let (lead, from) = lines_back(old, start, CONTEXT_LINES);
+        // Common lines kept before and after the middle: the context, and room to slide.
+        let margin = CONTEXT_LINES + SLIDE_ROOM;
+        let (lead, from) = lines_back(old, start, margin);
         let Some(suffix) = old.get(old.len() - cut..) else {
             return whole();
         };
-        let (tail, tail_bytes) = lines_forward(suffix, CONTEXT_LINES);
+        let (_, tail_bytes) = lines_forward(suffix, margin);
         let (Some(old_part), Some(new_part)) = (
             old.get(from..old.len() - cut + tail_bytes),
             new.get(from..new.len() - cut + tail_bytes),
@@ -105,10 +110,13 @@ impl<'t> FileDiff<'t> {
         };
         let diff = TextDiff::from_lines(old_part, new_part);
         let ops = diff.ops();
-        let kept = |op: Option<&DiffOp>, lines: usize| {
-            lines == 0 || matches!(op, Some(&DiffOp::Equal { len, .. }) if len == lines)
-        };
-        if !(kept(ops.first(), lead) && kept(ops.last(), tail)) {
+        // Where the diffed part stops short of a file's start or end, a full context of
+        // equal lines must remain there: then no block slid to that edge (it stopped at a
+        // line that differs, as it would in the whole texts) and the hunk's context is whole.
+        let room = |op: Option<&DiffOp>| matches!(op, Some(&DiffOp::Equal { len, .. }) if len >= CONTEXT_LINES);
+        let at_start = from == 0;
+        let at_end = tail_bytes == cut;
+        if !((at_start || room(ops.first())) && (at_end || room(ops.last()))) {
             return whole();
         }
         FileDiff {
@@ -369,7 +377,14 @@ mod tests {
                     })
                     .collect()
             };
-            let (old, new) = (join(&old), join(&new));
+            // Long common runs of the same few lines around the change let blocks slide
+            // past the diffed part's edges.
+            let head: String = (0..next(40)).map(|_| ["a\n", "\n"][next(2)]).collect();
+            let tail: String = (0..next(40)).map(|_| ["a\n", "\n"][next(2)]).collect();
+            let (old, new) = (
+                format!("{head}{}{tail}", join(&old)),
+                format!("{head}{}{tail}", join(&new)),
+            );
             assert_eq!(
                 windowed(&old, &new),
                 whole(&old, &new),
