@@ -154,11 +154,11 @@ enum Verdict {
 
 /// Parse the window's after side, and its before side only when the after side has an
 /// error. A parse the parser gave up on counts as not self-contained, so the window widens.
-fn window_verdict(parser: &mut Parser, w: &Window) -> Verdict {
+fn window_verdict(parser: &mut Parser, w: &Window<'_>) -> Verdict {
     match first_error(parser, &w.after) {
         Some(None) => Verdict::Clean,
         None => Verdict::NotSelfContained,
-        Some(Some(_)) => match first_error(parser, &w.before) {
+        Some(Some(_)) => match first_error(parser, &dedent(&w.before, w.cut)) {
             Some(None) => Verdict::Introduced,
             _ => Verdict::NotSelfContained,
         },
@@ -181,9 +181,26 @@ fn starts_statement(line: &str) -> bool {
 }
 
 /// One changed region of both texts, widened to whole statements and dedented.
-struct Window {
-    before: String,
+struct Window<'t> {
+    /// The before side's lines, dedented by `cut` only when needed (most windows are clean
+    /// after the patch, and then the before side is never parsed).
+    before: Vec<&'t str>,
+    cut: usize,
     after: String,
+}
+
+/// `lines` joined, with up to `cut` leading columns removed from lines indented that much.
+fn dedent(lines: &[&str], cut: usize) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            if indent(l) >= cut {
+                l.get(cut..).unwrap_or(l)
+            } else {
+                l
+            }
+        })
+        .collect()
 }
 
 /// A diff operation with its line ranges in the whole before and after texts.
@@ -194,7 +211,7 @@ const MAX_WIDENINGS: usize = 4;
 
 /// Candidate windows per changed region, narrowest first, widened to whole statements at the changed lines'
 /// indentation, never past the unchanged lines that separate it from its neighbours.
-fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
+fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
     // Diff only the changed middles; their line ranges are shifted back afterwards.
     let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
@@ -262,22 +279,14 @@ fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
                 .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
                 .map_or(upper - old.end, |k| k - old.end);
             let cut = b.get(start).map_or(0, |l| indent(l).min(level));
-            let dedent = |lines: &[&str]| -> String {
-                lines
-                    .iter()
-                    .map(|l| {
-                        if indent(l) >= cut {
-                            l.get(cut..).unwrap_or(l)
-                        } else {
-                            l
-                        }
-                    })
-                    .collect()
-            };
             let a_start = (start as i64 + shift).max(0) as usize;
             tries.push(Window {
-                before: dedent(&b[start..old.end + extra]),
-                after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
+                before: b[start..old.end + extra].to_vec(),
+                cut,
+                after: dedent(
+                    &a[a_start.min(a.len())..(new.end + extra).min(a.len())],
+                    cut,
+                ),
             });
             let start_indent = b.get(start).map_or(0, |l| indent(l));
             if start_indent == 0 || start == lower {
