@@ -94,6 +94,13 @@ impl<'t> FileDiff<'t> {
             diff: TextDiff::from_lines(old, new),
             offset: 0,
         };
+        if old == new {
+            // Nothing to diff (and no middle to cut around).
+            return FileDiff {
+                diff: TextDiff::from_lines("", ""),
+                offset: 0,
+            };
+        }
         let (skip, start, cut) = middle_bounds(old, new);
         // Common lines kept before and after the middle: the context, and room to slide.
         let margin = CONTEXT_LINES + SLIDE_ROOM;
@@ -283,6 +290,17 @@ mod tests {
         \ No newline at end of file
         ");
         assert_eq!(diff_stats(&changes), (1, 1, 1));
+    }
+
+    #[test]
+    fn unchanged_files_are_left_out_of_the_diff_and_the_counts() {
+        let changes = [
+            change(Some("a\nb"), Some("a\nb")),
+            change(Some("x\n"), Some("y\n")),
+        ];
+        assert_eq!(diff_of(&changes).matches("diff --git").count(), 1);
+        assert_eq!(diff_stats(&changes), (1, 1, 1));
+        assert_eq!(line_counts(&changes[0]), (0, 0));
     }
 
     #[test]
