@@ -271,9 +271,14 @@ fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
         // Widen step by step to the enclosing blocks until a window parses before the patch.
         let mut tries = Vec::new();
         for _ in 0..MAX_WIDENINGS {
+            let opens = |k: usize| indent(b[k]) <= level && starts_statement(b[k]);
+            // With no statement start between the previous change and this one, the window
+            // starts at the changed line when it starts a statement: the previous change's
+            // trailing lines are usually the inside of a bracket or call, which never parses.
             let start = (lower..old.start)
                 .rev()
-                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .find(|&k| opens(k))
+                .or_else(|| (old.start < b.len() && opens(old.start)).then_some(old.start))
                 .unwrap_or(lower);
             let extra = (old.end..upper)
                 .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
@@ -373,6 +378,18 @@ mod tests {
         assert_eq!(regions.len(), 1, "{regions:?}");
         assert_eq!(introduced_error("a.py", before, added), None);
         let broken = added.replace("    More.\n    \"\"\"\n", "    More.\n");
+        assert!(introduced_error("a.py", before, &broken).is_some());
+    }
+
+    #[test]
+    fn a_window_starts_at_the_changed_statement_when_the_previous_change_leaves_no_start() {
+        let before = "assert f(1) == [\n    1, 2,\n    3]\n\nassert f(2) == [\n    4]\n";
+        let after = "assert g(1) == [\n    1, 2,\n    3]\n\nassert g(2) == [\n    4]\n";
+        let regions = windows(before, after);
+        assert_eq!(regions.len(), 2);
+        assert_eq!(regions[1][0].before.first(), Some(&"assert f(2) == [\n"));
+        assert_eq!(introduced_error("a.py", before, after), None);
+        let broken = after.replace("    4]\n", "    4\n");
         assert!(introduced_error("a.py", before, &broken).is_some());
     }
 
