@@ -347,6 +347,27 @@ fn main() {
         }
     }
     let (cpu, elapsed, mut slowest, reports) = best.expect("at least one pass");
+    if let Some(path) = std::env::var_os("EFIX_BENCH_DUMP") {
+        // Every report in full (issues, hunks, diff, and the after bytes), one line per
+        // record, so two builds can be diffed record for record.
+        let mut out = String::new();
+        for (r, report) in records.iter().zip(&reports) {
+            let afters: Vec<(&str, Option<String>)> = report
+                .changes
+                .iter()
+                .map(|c| {
+                    (
+                        c.path.as_str(),
+                        c.after.as_ref().map(|a| s(&Some(a.clone()))),
+                    )
+                })
+                .collect();
+            let line = serde_json::json!({ "id": r["id"], "report": report, "after": afters });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        std::fs::write(path, out).expect("write the dump");
+    }
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slow: Vec<String> = slowest
         .iter()

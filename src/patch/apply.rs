@@ -420,11 +420,16 @@ impl Starts {
         let k = match self.known.iter().position(|(k, _)| *k == key) {
             Some(k) => k,
             None => {
+                // Equal first characters are necessary for equal words: a cheap pre-test.
+                let first = target.and_then(|h| h.text.trim_start().chars().next());
                 let positions = (0..file.lines.len())
                     .filter(|&p| {
                         let fl = &file.lines[p];
                         (first_blank && fl.text.trim().is_empty())
-                            || target.is_some_and(|h| ws_runs_eq(&h.text, fl.text))
+                            || target.is_some_and(|h| {
+                                fl.text.trim_start().chars().next() == first
+                                    && ws_runs_eq(&h.text, fl.text)
+                            })
                     })
                     .collect();
                 self.known.push((key, positions));
@@ -500,7 +505,7 @@ fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mu
 }
 
 /// Emit the replacement for `landing`'s span.
-fn emit(file: &Lines, lines: &[HunkLine], landing: &Landing, out: &mut Vec<OutLine>) {
+fn emit<'a>(file: &Lines<'a>, lines: &[HunkLine], landing: &Landing, out: &mut Vec<OutLine<'a>>) {
     let mut f = landing.start;
     let mut old_i = 0;
     for h in lines {
@@ -520,7 +525,7 @@ fn emit(file: &Lines, lines: &[HunkLine], landing: &Landing, out: &mut Vec<OutLi
                 if h.kind == Kind::Context {
                     let mut kept = OutLine::kept(&file.lines[t]);
                     if h.no_eol {
-                        kept.eol = Some(String::new());
+                        kept.eol = Some("");
                     }
                     out.push(kept);
                 }

@@ -5,7 +5,6 @@
 //! Path rules live in `paths` (they run while parsing, before anything is read); this module
 //! only holds the checks that need the whole patch or its result.
 
-use crate::patch::diff::{diff_stats, line_counts};
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
 use crate::patch::syntax;
 use crate::patch::text::lossless_str;
@@ -25,10 +24,16 @@ pub(crate) trait PatchCheck {
     fn check(&self, files: &[Touched], policy: &PatchPolicy) -> Vec<Issue>;
 }
 
-/// A check on the content before and after the patch.
+/// A check on the content before and after the patch. `counts` holds each change's added and
+/// removed lines, computed once for the checks and the report.
 pub(crate) trait PostApplyCheck {
     fn id(&self) -> &'static str;
-    fn check(&self, changes: &[FileChange], policy: &PatchPolicy) -> Vec<Issue>;
+    fn check(
+        &self,
+        changes: &[FileChange],
+        counts: &[(usize, usize)],
+        policy: &PatchPolicy,
+    ) -> Vec<Issue>;
 }
 
 fn text(b: Option<&Vec<u8>>) -> Option<std::borrow::Cow<'_, str>> {
@@ -92,8 +97,15 @@ impl PostApplyCheck for MaxLoc {
         "check.max-loc"
     }
 
-    fn check(&self, changes: &[FileChange], policy: &PatchPolicy) -> Vec<Issue> {
-        let (_, added, removed) = diff_stats(changes);
+    fn check(
+        &self,
+        _changes: &[FileChange],
+        counts: &[(usize, usize)],
+        policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        let (added, removed) = counts
+            .iter()
+            .fold((0, 0), |(a, r), &(ca, cr)| (a + ca, r + cr));
         if added + removed <= policy.max_loc {
             return Vec::new();
         }
@@ -117,7 +129,12 @@ impl PostApplyCheck for Tests {
         "check.deleted-test"
     }
 
-    fn check(&self, changes: &[FileChange], _policy: &PatchPolicy) -> Vec<Issue> {
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        _policy: &PatchPolicy,
+    ) -> Vec<Issue> {
         let mut issues = Vec::new();
         for c in changes {
             match (text(c.before.as_ref()), text(c.after.as_ref())) {
@@ -150,7 +167,12 @@ impl PostApplyCheck for Syntax {
         "check.syntax"
     }
 
-    fn check(&self, changes: &[FileChange], _policy: &PatchPolicy) -> Vec<Issue> {
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        _policy: &PatchPolicy,
+    ) -> Vec<Issue> {
         let mut issues = Vec::new();
         for c in changes {
             let (Some(after), before) = (text(c.after.as_ref()), text(c.before.as_ref())) else {
@@ -187,14 +209,10 @@ pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
     vec![Box::new(MaxLoc), Box::new(Tests), Box::new(Syntax)]
 }
 
-/// Per-file added and removed line counts, for the report.
-pub(crate) fn counts(c: &FileChange) -> (usize, usize) {
-    line_counts(c)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patch::diff::line_counts;
 
     fn change(path: &str, before: Option<&str>, after: Option<&str>) -> FileChange {
         FileChange {
@@ -205,9 +223,10 @@ mod tests {
     }
 
     fn run(changes: &[FileChange], policy: &PatchPolicy) -> Vec<String> {
+        let counts: Vec<(usize, usize)> = changes.iter().map(line_counts).collect();
         post_apply_checks()
             .iter()
-            .flat_map(|c| c.check(changes, policy))
+            .flat_map(|c| c.check(changes, &counts, policy))
             .map(|i| i.rule)
             .collect()
     }

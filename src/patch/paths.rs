@@ -3,8 +3,10 @@
 //!
 //! It does not apply anything; policy globs come from [`PatchPolicy`].
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -106,7 +108,36 @@ fn globset(globs: &[String]) -> Result<GlobSet, PatchError> {
     })
 }
 
+/// The globs the last [`PathRules::for_policy`] call on this thread compiled, with the result.
+type Compiled = (Vec<String>, Vec<String>, Rc<PathRules>);
+
+thread_local! {
+    /// Compiling globs for every answer showed in the profile; a run has one policy.
+    static COMPILED: RefCell<Option<Compiled>> = const { RefCell::new(None) };
+}
+
 impl PathRules {
+    /// The rules for `policy`, compiled once per policy (per thread) rather than per answer.
+    pub fn for_policy(policy: &PatchPolicy) -> Result<Rc<Self>, PatchError> {
+        let cached = COMPILED.with_borrow(|c| {
+            c.as_ref()
+                .filter(|(protected, allow, _)| {
+                    *protected == policy.protected && *allow == policy.allow
+                })
+                .map(|(_, _, rules)| Rc::clone(rules))
+        });
+        if let Some(rules) = cached {
+            return Ok(rules);
+        }
+        let rules = Rc::new(PathRules::new(policy)?);
+        COMPILED.set(Some((
+            policy.protected.clone(),
+            policy.allow.clone(),
+            Rc::clone(&rules),
+        )));
+        Ok(rules)
+    }
+
     pub fn new(policy: &PatchPolicy) -> Result<Self, PatchError> {
         let allow = if policy.allow.is_empty() {
             None

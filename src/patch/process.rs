@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::patch::apply::apply_hunks;
-use crate::patch::checks::{Touched, counts, patch_checks, post_apply_checks};
+use crate::patch::checks::{Touched, patch_checks, post_apply_checks};
 use crate::patch::contract::{Answer, Edit, classify};
-use crate::patch::diff::diff_of;
+use crate::patch::diff::{FileDiff, Texts, unified_of};
 use crate::patch::edits::apply_edit;
 use crate::patch::model::{
     FileAction, FileChange, FileReport, HunkReport, Mode, PatchError, PatchOutcome, PatchPolicy,
@@ -46,7 +47,7 @@ struct State {
 
 struct Work<'a> {
     source: &'a dyn FileSource,
-    rules: PathRules,
+    rules: Rc<PathRules>,
     files: BTreeMap<String, State>,
     order: Vec<String>,
     issues: Vec<Issue>,
@@ -302,7 +303,7 @@ fn evaluate_with(
     };
     let mut work = Work {
         source,
-        rules: PathRules::new(policy)?,
+        rules: PathRules::for_policy(policy)?,
         files: BTreeMap::new(),
         order: Vec::new(),
         issues: Vec::new(),
@@ -371,25 +372,30 @@ fn finish(
     post_checks: bool,
 ) -> Result<PatchReport, PatchError> {
     let Work {
-        files,
+        mut files,
         order,
         mut issues,
         already,
         ..
     } = work;
-    let changes: Vec<FileChange> = order
-        .iter()
-        .filter_map(|p| files.get(p).map(|s| (p, s)))
-        .map(|(p, s)| FileChange {
-            path: p.clone(),
-            before: s.before.clone(),
-            after: s.after.as_ref().map(|t| t.as_bytes().to_vec()),
-        })
-        .filter(|c| c.before != c.after)
-        .collect();
     if !issues.is_empty() {
         issues.extend(already);
         return Ok(PatchReport::rejected(issues));
+    }
+    // The contents move into the changes (copying whole files showed in the profile); the
+    // states keep everything else the reports need.
+    let mut changes: Vec<FileChange> = Vec::new();
+    for p in &order {
+        if let Some(s) = files.get_mut(p) {
+            let c = FileChange {
+                path: p.clone(),
+                before: s.before.take(),
+                after: s.after.take().map(String::into_bytes),
+            };
+            if c.before != c.after {
+                changes.push(c);
+            }
+        }
     }
     if changes.is_empty() {
         let mut notes = already;
@@ -412,20 +418,24 @@ fn finish(
     } else {
         Vec::new()
     };
+    // One line diff per file serves the size check, the report's counts and its diff.
+    let texts: Vec<Texts<'_>> = changes.iter().map(Texts::of).collect();
+    let diffs: Vec<FileDiff<'_>> = texts.iter().map(FileDiff::new).collect();
+    let counts: Vec<(usize, usize)> = diffs.iter().map(FileDiff::counts).collect();
     for check in checks {
-        issues.extend(check.check(&changes, policy));
+        issues.extend(check.check(&changes, &counts, policy));
     }
     if !issues.is_empty() {
         return Ok(PatchReport::rejected(issues));
     }
     let reports = changes
         .iter()
-        .filter_map(|c| {
+        .zip(&counts)
+        .filter_map(|(c, &(added, removed))| {
             let s = files.get(&c.path)?;
-            if s.action == FileAction::Rename && s.after.is_none() {
+            if s.action == FileAction::Rename && c.after.is_none() {
                 return None;
             }
-            let (added, removed) = counts(c);
             Some(FileReport {
                 path: c.path.clone(),
                 old_path: s.old_path.clone(),
@@ -440,11 +450,12 @@ fn finish(
             })
         })
         .collect();
+    let diff = unified_of(&changes, &diffs);
     Ok(PatchReport {
         outcome: PatchOutcome::Applied,
         files: reports,
         issues: Vec::new(),
-        diff: diff_of(&changes),
+        diff,
         changes,
     })
 }

@@ -5,16 +5,24 @@
 //!
 //! Parsing whole large files is too slow for the corpus goal (tree-sitter dominated the
 //! profile), so only a window is parsed: the changed lines widened to the nearest top-level
-//! statements (lines that start at column 0). When that window does not parse before the
-//! patch, small files fall back to a whole-file parse and large ones go unchecked; when a
-//! window shows an error after the patch, whole-file parses confirm it and give the line.
+//! statements (lines that start at column 0). The after side is parsed first, since most
+//! patches parse cleanly after and then the before side does not matter. A window with an
+//! error after the patch is parsed before it too: when it did not parse before either, it is
+//! not self-contained and widens; when no window of a region is self-contained, small files
+//! fall back to a whole-file parse and large ones go unchecked. When a window parsed before
+//! and not after, whole-file parses confirm it and give the line (most such windows are
+//! false alarms, cut inside a construct the patch added, so the after side goes first there
+//! as well).
+//!
+//! The after side is no longer parsed incrementally from the before tree: with after first,
+//! the before tree exists only when the after side already has an error.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use similar::{DiffTag, TextDiff};
-use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree};
+use tree_sitter::{Language, Node, Parser};
 
 /// The grammar for a path, with a stable name that keys the per-thread parser cache.
 fn language(path: &str) -> Option<(&'static str, Language)> {
@@ -96,6 +104,9 @@ fn error_line(node: Node<'_>) -> u64 {
 const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 
 /// The 1-based line of the first syntax error that the patch introduced, if any.
+///
+/// The after side is parsed first: most patches parse cleanly after, and then the before
+/// side (did the file parse before?) does not matter, so it is parsed only under an error.
 pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
     with_parser(path, |parser| {
         // Windows are a fast screen; whole-file parses decide.
@@ -103,83 +114,55 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
         let mut isolated = true;
         'regions: for tries in windows(before, after) {
             for w in &tries {
-                match error_after(parser, &w.before, &w.after) {
+                match window_verdict(parser, w) {
+                    Verdict::Clean => continue 'regions,
                     // The window does not parse on its own before the patch: widen it.
-                    None => continue,
+                    Verdict::NotSelfContained => continue,
                     // A window's edges can cut a construct the patch changed, so confirm it.
-                    Some(Some(_)) => {
+                    Verdict::Introduced => {
                         flagged = true;
                         break 'regions;
                     }
-                    Some(None) => continue 'regions,
                 }
             }
             isolated = false;
         }
-        let whole = flagged || (!isolated && before.len() <= WHOLE_FILE_LIMIT);
-        if !whole {
+        // A flagged window is most often a false alarm (its edges cut a construct the
+        // patch added), so the after side is parsed first here too.
+        if !flagged && (isolated || before.len() > WHOLE_FILE_LIMIT) {
             return None;
         }
-        whole_file_error(parser, before, after)
+        match first_error(parser, after)? {
+            None => None,
+            Some(line) => match first_error(parser, before)? {
+                None => Some(line),
+                Some(_) => None,
+            },
+        }
     })
 }
 
-/// Parse `before` whole and, when it is clean, `after` incrementally from its tree: only the
-/// changed span is re-parsed, which costs a fraction of a second whole-file parse and gives
-/// the same tree.
-fn whole_file_error(parser: &mut Parser, before: &str, after: &str) -> Option<u64> {
-    error_after(parser, before, after).flatten()
+/// What one window says about its region.
+enum Verdict {
+    /// The window parses after the patch.
+    Clean,
+    /// It does not parse after the patch, and did not before either: widen it.
+    NotSelfContained,
+    /// It parsed before the patch and does not after.
+    Introduced,
 }
 
-/// `None` when `before` does not parse cleanly (nothing to compare with); else the 1-based
-/// line of the first error in `after`, if any. `after` is parsed incrementally from the
-/// tree of `before`.
-fn error_after(parser: &mut Parser, before: &str, after: &str) -> Option<Option<u64>> {
-    let mut tree: Tree = parser.parse(before, None)?;
-    if tree.root_node().has_error() {
-        return None;
+/// Parse the window's after side, and its before side only when the after side has an
+/// error. A parse the parser gave up on counts as not self-contained, so the window widens.
+fn window_verdict(parser: &mut Parser, w: &Window<'_>) -> Verdict {
+    match first_error(parser, &w.after) {
+        Some(None) => Verdict::Clean,
+        None => Verdict::NotSelfContained,
+        Some(Some(_)) => match first_error(parser, &dedent(&w.before, w.cut)) {
+            Some(None) => Verdict::Introduced,
+            _ => Verdict::NotSelfContained,
+        },
     }
-    tree.edit(&input_edit(before, after));
-    let new = parser.parse(after, Some(&tree))?;
-    let root = new.root_node();
-    Some(root.has_error().then(|| error_line(root)))
-}
-
-/// The edit that turns `before` into `after`: the span between their common prefix and
-/// common suffix, on character boundaries.
-fn input_edit(before: &str, after: &str) -> InputEdit {
-    let (b, a) = (before.as_bytes(), after.as_bytes());
-    let mut start = b.iter().zip(a).take_while(|(x, y)| x == y).count();
-    while !(before.is_char_boundary(start) && after.is_char_boundary(start)) {
-        start -= 1;
-    }
-    let room = (b.len() - start).min(a.len() - start);
-    let mut tail = b
-        .iter()
-        .rev()
-        .zip(a.iter().rev())
-        .take(room)
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !(before.is_char_boundary(b.len() - tail) && after.is_char_boundary(a.len() - tail)) {
-        tail -= 1;
-    }
-    InputEdit {
-        start_byte: start,
-        old_end_byte: b.len() - tail,
-        new_end_byte: a.len() - tail,
-        start_position: point(before, start),
-        old_end_position: point(before, b.len() - tail),
-        new_end_position: point(after, a.len() - tail),
-    }
-}
-
-/// Row and byte column of a byte offset.
-fn point(text: &str, byte: usize) -> Point {
-    let head = text.as_bytes().get(..byte).unwrap_or_default();
-    let row = head.iter().filter(|&&c| c == b'\n').count();
-    let column = head.iter().rev().take_while(|&&c| c != b'\n').count();
-    Point { row, column }
 }
 
 fn indent(line: &str) -> usize {
@@ -198,31 +181,70 @@ fn starts_statement(line: &str) -> bool {
 }
 
 /// One changed region of both texts, widened to whole statements and dedented.
-struct Window {
-    before: String,
+struct Window<'t> {
+    /// The before side's lines, dedented by `cut` only when needed (most windows are clean
+    /// after the patch, and then the before side is never parsed).
+    before: Vec<&'t str>,
+    cut: usize,
     after: String,
 }
+
+/// `lines` joined, with up to `cut` leading columns removed from lines indented that much.
+fn dedent(lines: &[&str], cut: usize) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            if indent(l) >= cut {
+                l.get(cut..).unwrap_or(l)
+            } else {
+                l
+            }
+        })
+        .collect()
+}
+
+/// A diff operation with its line ranges in the whole before and after texts.
+type Op = (DiffTag, std::ops::Range<usize>, std::ops::Range<usize>);
 
 /// How many times a window may widen to its enclosing block.
 const MAX_WIDENINGS: usize = 4;
 
 /// Candidate windows per changed region, narrowest first, widened to whole statements at the changed lines'
 /// indentation, never past the unchanged lines that separate it from its neighbours.
-fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
+fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
-    let a: Vec<&str> = after.split_inclusive('\n').collect();
     // Diff only the changed middles; their line ranges are shifted back afterwards.
     let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+    let a = after_lines(&b, skip, b_mid, a_mid);
     let diff = TextDiff::from_lines(b_mid, a_mid);
     let shifted = |r: std::ops::Range<usize>| r.start + skip..r.end + skip;
-    let ops: Vec<(DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> = diff
-        .ops()
-        .iter()
-        .map(|op| {
-            let (tag, old, new) = op.as_tag_tuple();
-            (tag, shifted(old), shifted(new))
-        })
-        .collect();
+    // A blank line the diff matched inside a changed block (an added function whose blank
+    // line lines up with an existing one) does not split it into two regions: each half's
+    // window would be cut inside the block and show an error the patch did not make.
+    let mut ops: Vec<Op> = Vec::new();
+    for op in diff.ops() {
+        let (tag, old, new) = op.as_tag_tuple();
+        let (old, new) = (shifted(old), shifted(new));
+        if tag != DiffTag::Equal
+            && let [
+                ..,
+                (prev_tag, prev_old, prev_new),
+                (DiffTag::Equal, eq_old, _),
+            ] = ops.as_slice()
+            && *prev_tag != DiffTag::Equal
+            && b[eq_old.clone()].iter().all(|l| l.trim().is_empty())
+        {
+            let joined = (
+                DiffTag::Replace,
+                prev_old.start..old.end,
+                prev_new.start..new.end,
+            );
+            ops.truncate(ops.len() - 2);
+            ops.push(joined);
+            continue;
+        }
+        ops.push((tag, old, new));
+    }
     let mut out = Vec::new();
     for (i, (tag, old, new)) in ops.iter().cloned().enumerate() {
         if tag == DiffTag::Equal {
@@ -249,30 +271,27 @@ fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
         // Widen step by step to the enclosing blocks until a window parses before the patch.
         let mut tries = Vec::new();
         for _ in 0..MAX_WIDENINGS {
+            let opens = |k: usize| indent(b[k]) <= level && starts_statement(b[k]);
+            // With no statement start between the previous change and this one, the window
+            // starts at the changed line when it starts a statement: the previous change's
+            // trailing lines are usually the inside of a bracket or call, which never parses.
             let start = (lower..old.start)
                 .rev()
-                .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
+                .find(|&k| opens(k))
+                .or_else(|| (old.start < b.len() && opens(old.start)).then_some(old.start))
                 .unwrap_or(lower);
             let extra = (old.end..upper)
                 .find(|&k| indent(b[k]) <= level && starts_statement(b[k]))
                 .map_or(upper - old.end, |k| k - old.end);
             let cut = b.get(start).map_or(0, |l| indent(l).min(level));
-            let dedent = |lines: &[&str]| -> String {
-                lines
-                    .iter()
-                    .map(|l| {
-                        if indent(l) >= cut {
-                            l.get(cut..).unwrap_or(l)
-                        } else {
-                            l
-                        }
-                    })
-                    .collect()
-            };
             let a_start = (start as i64 + shift).max(0) as usize;
             tries.push(Window {
-                before: dedent(&b[start..old.end + extra]),
-                after: dedent(&a[a_start.min(a.len())..(new.end + extra).min(a.len())]),
+                before: b[start..old.end + extra].to_vec(),
+                cut,
+                after: dedent(
+                    &a[a_start.min(a.len())..(new.end + extra).min(a.len())],
+                    cut,
+                ),
             });
             let start_indent = b.get(start).map_or(0, |l| indent(l));
             if start_indent == 0 || start == lower {
@@ -283,6 +302,21 @@ fn windows(before: &str, after: &str) -> Vec<Vec<Window>> {
         out.push(tries);
     }
     out
+}
+
+/// The lines of the after text, from the before text's lines `b` and the middles that
+/// [`crate::patch::text::middles`] cut (`skip` common leading lines): the common leading and
+/// trailing lines are the before text's, so only the after middle is split (splitting whole
+/// large files twice showed in the profile).
+fn after_lines<'t>(b: &[&'t str], skip: usize, b_mid: &str, a_mid: &'t str) -> Vec<&'t str> {
+    let tail = b
+        .len()
+        .saturating_sub(skip + b_mid.split_inclusive('\n').count());
+    let mut a = Vec::with_capacity(b.len());
+    a.extend_from_slice(b.get(..skip).unwrap_or_default());
+    a.extend(a_mid.split_inclusive('\n'));
+    a.extend_from_slice(b.get(b.len() - tail..).unwrap_or_default());
+    a
 }
 
 /// The 1-based line of the first syntax error in a new file, if any (large new files, such
@@ -332,36 +366,73 @@ mod tests {
     }
 
     #[test]
-    fn the_incremental_whole_file_parse_agrees_with_a_fresh_parse() {
+    fn a_blank_line_the_diff_matched_inside_an_added_function_does_not_split_its_window() {
+        let before = "def skip():\n    pass\n\n\ndef fail():\n    pass\n";
+        let added = "def skip():\n    pass\ndef skip_module():\n    \"\"\"\n    Skip it.\n\n    \
+                     More.\n    \"\"\"\n    pass\n\ndef fail():\n    pass\n";
+        // The diff itself lines the added blank line up with the existing one.
+        let diff = TextDiff::from_lines(before, added);
+        let changes = diff.ops().iter().filter(|op| op.tag() != DiffTag::Equal);
+        assert_eq!(changes.count(), 2);
+        let regions: Vec<usize> = windows(before, added).iter().map(Vec::len).collect();
+        assert_eq!(regions.len(), 1, "{regions:?}");
+        assert_eq!(introduced_error("a.py", before, added), None);
+        let broken = added.replace("    More.\n    \"\"\"\n", "    More.\n");
+        assert!(introduced_error("a.py", before, &broken).is_some());
+    }
+
+    #[test]
+    fn a_window_starts_at_the_changed_statement_when_the_previous_change_leaves_no_start() {
+        let before = "assert f(1) == [\n    1, 2,\n    3]\n\nassert f(2) == [\n    4]\n";
+        let after = "assert g(1) == [\n    1, 2,\n    3]\n\nassert g(2) == [\n    4]\n";
+        let regions = windows(before, after);
+        assert_eq!(regions.len(), 2);
+        assert_eq!(regions[1][0].before.first(), Some(&"assert f(2) == [\n"));
+        assert_eq!(introduced_error("a.py", before, after), None);
+        let broken = after.replace("    4]\n", "    4\n");
+        assert!(introduced_error("a.py", before, &broken).is_some());
+    }
+
+    #[test]
+    fn after_lines_are_the_split_after_text() {
+        let cases = [
+            ("a\nb\nc\n", "a\nB\nc\n"),
+            ("a\nb\nc", "a\nb\nc\nd"),
+            ("a\nb\n", "a\n"),
+            ("", "x\ny"),
+            ("x\n", ""),
+            ("a\na\n", "a\n"),
+            ("a\nb", "a\nb\n"),
+            ("p\nq\nr\n", "p\nx\ny\nq\nr\n"),
+        ];
+        for (before, after) in cases {
+            let b: Vec<&str> = before.split_inclusive('\n').collect();
+            let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
+            let want: Vec<&str> = after.split_inclusive('\n').collect();
+            assert_eq!(
+                after_lines(&b, skip, b_mid, a_mid),
+                want,
+                "{before:?} -> {after:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_whole_file_check_agrees_with_a_fresh_parse() {
         // Unbalanced braces spanning top-level items defeat every window, so this goes
-        // through the whole-file path; a fresh parse of the result must agree.
+        // through the whole-file path; it must report what a fresh parse of the result does.
         let before = "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 2;\n}\n";
         let broken = "fn a() {\n    let x = 1;\n\nfn b() {\n    let y = 2;\n}\n";
         let fine = "fn a() {\n    let x = 10;\n}\n\nfn b() {\n    let y = 2;\n}\n";
         let fresh =
             |text: &str| with_parser("a.rs", |p| first_error(p, text)).and_then(|line| line);
-        let incremental = |after: &str| with_parser("a.rs", |p| whole_file_error(p, before, after));
-        assert_eq!(
-            (incremental(broken), incremental(fine)),
-            (fresh(broken), fresh(fine))
-        );
         assert!(fresh(broken).is_some());
-        assert_eq!(introduced_error("a.rs", before, broken), fresh(broken));
-    }
-
-    #[test]
-    fn the_edit_spans_the_changed_bytes_on_character_boundaries() {
-        let edit = input_edit("ab\né1\nz\n", "ab\nè22\nz\n");
         assert_eq!(
-            edit,
-            InputEdit {
-                start_byte: 3,
-                old_end_byte: 6,
-                new_end_byte: 7,
-                start_position: Point { row: 1, column: 0 },
-                old_end_position: Point { row: 1, column: 3 },
-                new_end_position: Point { row: 1, column: 4 },
-            }
+            (
+                introduced_error("a.rs", before, broken),
+                introduced_error("a.rs", before, fine)
+            ),
+            (fresh(broken), None)
         );
     }
 }

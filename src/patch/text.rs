@@ -3,6 +3,8 @@
 //!
 //! It knows nothing about hunks or levels.
 
+use std::borrow::Cow;
+
 /// One line of a file: its text without the ending, and the ending (`""`, `"\n"`, `"\r\n"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Line<'a> {
@@ -17,22 +19,23 @@ pub(crate) struct Lines<'a> {
     pub default_eol: &'static str,
 }
 
-/// One line of a result being built.
+/// One line of a result being built. Kept lines borrow from the file: copying every line of
+/// large files showed in the profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OutLine {
-    pub text: String,
+pub(crate) struct OutLine<'a> {
+    pub text: Cow<'a, str>,
     /// `None` = the file's default ending; `Some("")` = no ending if last.
-    pub eol: Option<String>,
+    pub eol: Option<&'a str>,
     pub added: bool,
     /// Emitted by a hunk that landed without exact context (see the duplicate guard).
     pub loose: bool,
 }
 
-impl OutLine {
-    pub fn kept(l: &Line<'_>) -> Self {
+impl<'a> OutLine<'a> {
+    pub fn kept(l: &Line<'a>) -> Self {
         OutLine {
-            text: l.text.to_owned(),
-            eol: Some(l.eol.to_owned()),
+            text: Cow::Borrowed(l.text),
+            eol: Some(l.eol),
             added: false,
             loose: false,
         }
@@ -40,8 +43,8 @@ impl OutLine {
 
     pub fn added(text: String, no_eol: bool) -> Self {
         OutLine {
-            text,
-            eol: no_eol.then(String::new),
+            text: Cow::Owned(text),
+            eol: no_eol.then_some(""),
             added: true,
             loose: false,
         }
@@ -80,12 +83,13 @@ impl<'a> Lines<'a> {
 
     /// Join result lines; `keep_missing_final` leaves the last line without an ending when
     /// the original had none and the patch did not say otherwise.
-    pub fn join(out: &[OutLine], default_eol: &str, keep_missing_final: bool) -> String {
-        let mut s = String::new();
+    pub fn join(out: &[OutLine<'_>], default_eol: &str, keep_missing_final: bool) -> String {
+        let len = out.iter().map(|l| l.text.len() + 2).sum();
+        let mut s = String::with_capacity(len);
         let last = out.len().saturating_sub(1);
         for (i, l) in out.iter().enumerate() {
             s.push_str(&l.text);
-            let eol = match l.eol.as_deref() {
+            let eol = match l.eol {
                 Some("") if i == last => "",
                 Some("") | None => default_eol,
                 Some(e) => e,

@@ -179,6 +179,11 @@ pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
         }
     }
     for marker in SKIP_MARKERS {
+        // Only an added marker counts, and searching the whole text once is much cheaper than
+        // counting lines (this showed in the profile).
+        if !after.contains(marker) {
+            continue;
+        }
         // `.skip(` also matches `pytest.skip(`; count each line under its longest marker.
         if *marker == ".skip("
             && (before.contains("pytest.skip(") || after.contains("pytest.skip("))
