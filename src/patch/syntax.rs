@@ -14,6 +14,11 @@
 //! false alarms, cut inside a construct the patch added, so the after side goes first there
 //! as well).
 //!
+//! Python is the exception to trusting windows: tree-sitter accepts a block indented deeper
+//! than its neighbours, and what such a move breaks is the structure around it (an `elif`
+//! cut off from its `if`), so a region whose changed lines start at another depth after the
+//! patch is decided by whole-file parses, whatever the file's size.
+//!
 //! The after side is no longer parsed incrementally from the before tree: with after first,
 //! the before tree exists only when the after side already has an error.
 
@@ -112,7 +117,15 @@ pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<
         // Windows are a fast screen; whole-file parses decide.
         let mut flagged = false;
         let mut isolated = true;
-        'regions: for tries in windows(before, after) {
+        let moved = indentation_matters(path);
+        'regions: for tries in windows(before, after, moved) {
+            if tries.is_empty() {
+                // A Python region whose changed lines moved to another depth: tree-sitter
+                // accepts a misindented block on its own, and what breaks is the structure
+                // around it (an `elif` left without its `if`), so only the whole file shows it.
+                flagged = true;
+                break;
+            }
             for w in &tries {
                 match window_verdict(parser, w) {
                     Verdict::Clean => continue 'regions,
@@ -211,7 +224,10 @@ const MAX_WIDENINGS: usize = 4;
 
 /// Candidate windows per changed region, narrowest first, widened to whole statements at the changed lines'
 /// indentation, never past the unchanged lines that separate it from its neighbours.
-fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
+///
+/// With `moved` set, a region whose changed lines start at another depth after the patch
+/// than before gets no window (an empty list): its neighbours' structure may have changed.
+fn windows<'t>(before: &'t str, after: &'t str, moved: bool) -> Vec<Vec<Window<'t>>> {
     let b: Vec<&str> = before.split_inclusive('\n').collect();
     // Diff only the changed middles; their line ranges are shifted back afterwards.
     let (skip, b_mid, a_mid) = crate::patch::text::middles(before, after);
@@ -262,12 +278,22 @@ fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
             None => b.len(),
         };
         let shift = new.start as i64 - old.start as i64;
-        let changed = b[old.clone()].iter().chain(&a[new.clone()]);
-        let mut level = changed
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| indent(l))
-            .min()
-            .unwrap_or(0);
+        let depth = |lines: &[&str]| {
+            lines
+                .iter()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| indent(l))
+                .min()
+        };
+        let (b_depth, a_depth) = (depth(&b[old.clone()]), depth(&a[new.clone()]));
+        if moved
+            && moved_without_opener(&a[new.clone()], b_depth, a_depth)
+            && reindents(&b[old.clone()], &a[new.clone()])
+        {
+            out.push(Vec::new());
+            continue;
+        }
+        let mut level = b_depth.into_iter().chain(a_depth).min().unwrap_or(0);
         // Widen step by step to the enclosing blocks until a window parses before the patch.
         let mut tries = Vec::new();
         for _ in 0..MAX_WIDENINGS {
@@ -302,6 +328,38 @@ fn windows<'t>(before: &'t str, after: &'t str) -> Vec<Vec<Window<'t>>> {
         out.push(tries);
     }
     out
+}
+
+/// Whether a region's changed lines (`after`, its new lines) start at another depth than
+/// before without opening a block at the new depth: lines moved deeper or shallower than
+/// their neighbours. A new `if x:` around the old lines starts shallower and opens a block,
+/// which the window sees whole.
+fn moved_without_opener(after: &[&str], b_depth: Option<usize>, a_depth: Option<usize>) -> bool {
+    let (Some(b), Some(a)) = (b_depth, a_depth) else {
+        return false;
+    };
+    let opens_block = || {
+        after.iter().any(|l| {
+            let code = l.split('#').next().unwrap_or(l).trim_end();
+            indent(l) == a && code.ends_with(':')
+        })
+    };
+    a > b || (a < b && !opens_block())
+}
+
+/// Whether some non-blank line of `before` comes back in `after` with the same text at
+/// another indentation (a block moved rather than rewritten).
+fn reindents(before: &[&str], after: &[&str]) -> bool {
+    before.iter().filter(|l| !l.trim().is_empty()).any(|b| {
+        after
+            .iter()
+            .any(|a| a.trim() == b.trim() && indent(a) != indent(b))
+    })
+}
+
+/// Whether a line's indentation is part of the syntax of `path`'s language.
+fn indentation_matters(path: &str) -> bool {
+    language(path).is_some_and(|(name, _)| name == "python")
 }
 
 /// The lines of the after text, from the before text's lines `b` and the middles that
@@ -374,7 +432,7 @@ mod tests {
         let diff = TextDiff::from_lines(before, added);
         let changes = diff.ops().iter().filter(|op| op.tag() != DiffTag::Equal);
         assert_eq!(changes.count(), 2);
-        let regions: Vec<usize> = windows(before, added).iter().map(Vec::len).collect();
+        let regions: Vec<usize> = windows(before, added, true).iter().map(Vec::len).collect();
         assert_eq!(regions.len(), 1, "{regions:?}");
         assert_eq!(introduced_error("a.py", before, added), None);
         let broken = added.replace("    More.\n    \"\"\"\n", "    More.\n");
@@ -385,12 +443,34 @@ mod tests {
     fn a_window_starts_at_the_changed_statement_when_the_previous_change_leaves_no_start() {
         let before = "assert f(1) == [\n    1, 2,\n    3]\n\nassert f(2) == [\n    4]\n";
         let after = "assert g(1) == [\n    1, 2,\n    3]\n\nassert g(2) == [\n    4]\n";
-        let regions = windows(before, after);
+        let regions = windows(before, after, true);
         assert_eq!(regions.len(), 2);
         assert_eq!(regions[1][0].before.first(), Some(&"assert f(2) == [\n"));
         assert_eq!(introduced_error("a.py", before, after), None);
         let broken = after.replace("    4]\n", "    4\n");
         assert!(introduced_error("a.py", before, &broken).is_some());
+    }
+
+    #[test]
+    fn a_block_moved_deeper_is_checked_against_the_structure_around_it() {
+        let before = "def f(t):\n    \"\"\"Doc.\"\"\"\n    if t is None:\n        return 0\n    \
+                      elif t > 1:\n        a = g(t)\n        b = g(t)\n        return h(a, b)\n    \
+                      elif t < 0:\n        return 1\n\n\nX = 1\n";
+        // Each window alone parses (tree-sitter accepts a block deeper than its neighbours),
+        // but the dedent after the block ends the `elif` chain: the last `elif` has no `if`.
+        let after = before
+            .replace("        return 0\n", "            return 0\n")
+            .replace(
+                "        a = g(t)\n        b = g(t)\n",
+                "            a = g(t)\n            b = g(t)\n",
+            );
+        assert!(introduced_error("a.py", before, &after).is_some());
+        // The same lines moved into a new block are fine.
+        let nested = before.replace(
+            "        a = g(t)\n        b = g(t)\n",
+            "        if t:\n            a = g(t)\n            b = g(t)\n",
+        );
+        assert_eq!(introduced_error("a.py", before, &nested), None);
     }
 
     #[test]
