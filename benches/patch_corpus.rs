@@ -178,7 +178,8 @@ fn mistakes(raw: &str, changes: &[FileChange]) -> Vec<&'static str> {
     found
 }
 
-fn git_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<BTreeMap<String, Vec<u8>>> {
+/// A scratch directory holding `files` and, as `.efix-bench.diff`, the patch to apply.
+fn scratch(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<tempfile::TempDir> {
     let dir = tempfile::tempdir().ok()?;
     for (p, c) in files {
         let full = dir.path().join(p);
@@ -186,6 +187,11 @@ fn git_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<BTreeMap<
         std::fs::write(full, c).ok()?;
     }
     std::fs::write(dir.path().join(".efix-bench.diff"), patch).ok()?;
+    Some(dir)
+}
+
+fn git_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<BTreeMap<String, Vec<u8>>> {
+    let dir = scratch(files, patch)?;
     let ok = Command::new("git")
         .args(["apply", "--whitespace=nowarn", ".efix-bench.diff"])
         .current_dir(dir.path())
@@ -209,14 +215,8 @@ fn git_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<BTreeMap<
 /// What GNU `patch --fuzz=5 -l` makes of `patch` (the corpus's `gnu_patch_fuzz5_l` setting),
 /// as file changes the mistake checks can score: `None` when it refuses the patch.
 fn gnu_apply(files: &BTreeMap<String, Vec<u8>>, patch: &str) -> Option<Vec<FileChange>> {
-    let dir = tempfile::tempdir().ok()?;
-    for (p, c) in files {
-        let full = dir.path().join(p);
-        std::fs::create_dir_all(full.parent()?).ok()?;
-        std::fs::write(full, c).ok()?;
-    }
+    let dir = scratch(files, patch)?;
     let diff = dir.path().join(".efix-bench.diff");
-    std::fs::write(&diff, patch).ok()?;
     let ok = Command::new("patch")
         .args([
             "-p1",

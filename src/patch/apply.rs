@@ -379,10 +379,11 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
     }
     let end = map.iter().flatten().last().map_or(p, |&e| e + 1);
     // A shift is the whole hunk's: its context must show it, not its `-` lines alone.
-    let witnessed = old
-        .iter()
-        .any(|h| h.kind == Kind::Context && !h.text.trim().is_empty());
-    if a.indent && (shift.unwrap_or(0) == 0 || !witnessed) {
+    let witnessed = || {
+        old.iter()
+            .any(|h| h.kind == Kind::Context && !h.text.trim().is_empty())
+    };
+    if a.indent && (shift.unwrap_or(0) == 0 || !witnessed()) {
         return None;
     }
     Some(Landing {
