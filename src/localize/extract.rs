@@ -49,7 +49,7 @@ struct Pattern {
 
 /// Patterns in priority order; the first that matches a line wins.
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let specs: [(&str, String); 17] = [
+    let specs: [(&str, String); 18] = [
         // Rust 1.73+: `thread 'x' panicked at src/lib.rs:12:5:`.
         (
             "rust-panic",
@@ -80,6 +80,14 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         (
             "js-stack",
             format!(r"^\s*❯ (?:[^()]*? \()?(?P<path>{PATH}):(?P<line>\d+):(?P<col>\d+)\)?\s*$"),
+        ),
+        // node:test's TAP `stack: |-` block prints frames without `at`:
+        // `TestContext.<anonymous> (/abs/test/a.test.js:12:10)`.
+        (
+            "js-stack",
+            format!(
+                r"^\s*(?:async )?[\w$.<>\[\]]+(?: \[as [\w$]+\])? \((?:file://)?(?P<path>{PATH}\.(?:[cm]?[jt]s|[jt]sx)):(?P<line>\d+):(?P<col>\d+)\)\s*$"
+            ),
         ),
         // node:test / TAP: `location: '/abs/test/a.test.js:5:3'`.
         (

@@ -1,13 +1,25 @@
 //! Deterministic localization: paths and line numbers in failure output, failing test names
-//! mapped to files, identifiers searched in tracked files, ranked into candidates.
+//! mapped to files, the failing tests' imports and calls followed to the code they exercise,
+//! and the names error messages talk about resolved to their definitions; ranked into
+//! candidates, each with the reasons a maintainer reads in `evidence.md`.
 //!
 //! The engine's hypothesis is merged later by the pipeline; this module never asks a model
-//! and never writes. It reads only tracked files, within fixed bounds.
+//! and never writes. It reads only tracked files: every source file once per run, through
+//! the source index, and a few files whole, within fixed bounds.
 
+mod calls;
+mod defs;
 mod extract;
+mod follow;
+mod frames;
+mod hit;
+mod imports;
+mod index;
+mod names;
 mod rank;
 mod resolve;
 mod search;
+mod tree;
 
 #[cfg(test)]
 mod tests;

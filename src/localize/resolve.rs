@@ -117,6 +117,30 @@ impl<'a> PathIndex<'a> {
         matches
     }
 
+    /// `path` (repository-relative) as the tracked list holds it, if tracked.
+    pub(crate) fn get(&self, path: &str) -> Option<&'a str> {
+        self.tracked.get(path).copied()
+    }
+
+    /// Tracked files equal to `wanted` or ending with `/wanted`, shortest first.
+    pub(crate) fn with_suffix(&self, wanted: &str) -> Vec<&'a str> {
+        let name = wanted.rsplit('/').next().unwrap_or(wanted);
+        let mut found: Vec<&'a str> = self
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|path| {
+                *path == wanted
+                    || (path.ends_with(wanted)
+                        && path.as_bytes()[path.len() - wanted.len() - 1] == b'/')
+            })
+            .collect();
+        found.sort_by_key(|path| (path.len(), *path));
+        found
+    }
+
     /// The part of `raw` below the repository root, if it is below it.
     fn strip_root<'r>(&self, raw: &'r str) -> Option<&'r str> {
         self.roots.iter().find_map(|root| {

@@ -50,10 +50,7 @@ fn localize(
         .map(|r| r.failing_tests.clone())
         .unwrap_or_default();
     let output = failure_output(ctx);
-    let mut candidates = crate::localize::localize(&ctx.root, &tracked, &output, &failing);
-    let imported = super::imports::imported(&ctx.root, &tracked, &candidates);
-    candidates.extend(imported);
-    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let candidates = crate::localize::localize(&ctx.root, &tracked, &output, &failing);
     for candidate in candidates.iter().take(TOP_FILES) {
         ctx.reporter.info(&format!(
             "candidate {} ({})",

@@ -10,7 +10,6 @@ mod checks;
 mod commands;
 pub mod demo;
 mod fix;
-mod imports;
 mod localize;
 mod prevent;
 mod prove;

@@ -11,6 +11,8 @@ mod harness;
 mod cli;
 mod demo;
 mod ecosystems;
+mod localize;
+mod localize_cases;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
