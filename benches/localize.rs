@@ -74,44 +74,70 @@ fn localize(root: &Path, case: &localize_cases::Placed) -> Vec<efix::localize::C
     efix::localize::localize(root, &case.tracked, &case.output, &case.failing)
 }
 
+/// The 1-based rank of the fixed file among the candidates that are not test files (efix's
+/// test-path rule, plus Rust's `tests.rs` test-module files): where the code under test ranks.
+fn source_rank(candidates: &[efix::localize::Candidate], fixed: &[String]) -> Option<usize> {
+    let is_test = |path: &str| {
+        efix::policy::tests::is_test_path(path)
+            || path == "tests.rs"
+            || path.ends_with("/tests.rs")
+    };
+    let sources: Vec<efix::localize::Candidate> = candidates
+        .iter()
+        .filter(|c| !is_test(&c.path))
+        .cloned()
+        .collect();
+    rank_of(&sources, fixed)
+}
+
 fn recall() {
     let cases = cases();
     let mut top1 = 0;
     let mut top3 = 0;
+    let mut source_top1 = 0;
     let mut rows = String::new();
     for case in &cases {
         let loaded = case.load();
         let mut times = Vec::new();
-        let mut rank = None;
+        let mut candidates = Vec::new();
         for _ in 0..RUNS {
             let started = Instant::now();
-            let candidates = localize(&loaded.root, &loaded.placed);
+            candidates = localize(&loaded.root, &loaded.placed);
             times.push(started.elapsed());
-            rank = rank_of(&candidates, &case.fixed);
         }
+        let rank = rank_of(&candidates, &case.fixed);
+        let source = source_rank(&candidates, &case.fixed);
         top1 += usize::from(rank == Some(1));
         top3 += usize::from(rank.is_some_and(|r| r <= 3));
+        source_top1 += usize::from(source == Some(1));
+        let shown = |rank: Option<usize>| rank.map_or("not found".to_owned(), |r| r.to_string());
         writeln!(
             rows,
-            "| {} | `{}` | {} | {} | {:.2} ms |",
+            "| {} | `{}` | {} | {} | {} | {:.2} ms |",
             case.name,
             case.command,
             case.fixed.join(", "),
-            rank.map_or("not found".to_owned(), |r| r.to_string()),
+            shown(rank),
+            shown(source),
             ms(median(times))
         )
         .unwrap();
     }
     let n = cases.len();
     println!("## recall on {n} captured failures");
-    println!("| case | command | fixed file | rank | time (median of {RUNS}) |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| case | command | fixed file | rank | rank among non-test files | time (median of {RUNS}) |"
+    );
+    println!("|---|---|---|---|---|---|");
     print!("{rows}");
     println!();
+    let percent = |k: usize| 100.0 * k as f64 / n as f64;
     println!(
-        "recall@1 {top1}/{n} ({:.0} %), recall@3 {top3}/{n} ({:.0} %)",
-        100.0 * top1 as f64 / n as f64,
-        100.0 * top3 as f64 / n as f64
+        "recall@1 {top1}/{n} ({:.0} %), recall@3 {top3}/{n} ({:.0} %), \
+         first non-test candidate is the fixed file {source_top1}/{n} ({:.0} %)",
+        percent(top1),
+        percent(top3),
+        percent(source_top1)
     );
     println!();
 }
@@ -139,9 +165,9 @@ fn scale(sizes: &[usize]) {
         started.elapsed().as_secs_f64()
     );
     println!(
-        "| extra files | their size | localization, median of the cases | slowest case | cases in the top 3 | peak RSS (`VmHWM`) |"
+        "| extra files | their size | localization (wall), median of the cases | CPU (all threads), median | slowest case (wall) | cases in the top 3 | peak RSS (`VmHWM`) |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().unwrap();
     for (slot, size) in sizes.iter().enumerate() {
         let output = Command::new(&exe)
@@ -155,16 +181,18 @@ fn scale(sizes: &[usize]) {
         );
         let text = String::from_utf8_lossy(&output.stdout);
         let mut times = Vec::new();
+        let mut cpu = Vec::new();
         let mut in_top3 = 0;
         let mut total = 0;
         let mut hwm_kib = 0u64;
         for line in text.lines() {
             let fields: Vec<&str> = line.split_whitespace().collect();
             match fields.as_slice() {
-                ["case", _, rank, micros] => {
+                ["case", _, rank, micros, cpu_micros] => {
                     total += 1;
                     in_top3 += usize::from(rank.parse::<usize>().is_ok_and(|r| r <= 3));
                     times.push(Duration::from_micros(micros.parse().unwrap()));
+                    cpu.push(Duration::from_micros(cpu_micros.parse().unwrap()));
                 }
                 ["hwm", kib] => hwm_kib = kib.parse().unwrap(),
                 _ => {}
@@ -172,9 +200,10 @@ fn scale(sizes: &[usize]) {
         }
         let slowest = times.iter().max().copied().unwrap_or_default();
         println!(
-            "| {size} | {:.0} MiB | {:.1} ms | {:.1} ms | {in_top3}/{total} | {:.1} MiB |",
+            "| {size} | {:.0} MiB | {:.1} ms | {:.1} ms | {:.1} ms | {in_top3}/{total} | {:.1} MiB |",
             bytes_by_size[slot] as f64 / (1024.0 * 1024.0),
             ms(median(times)),
+            ms(median(cpu)),
             ms(slowest),
             hwm_kib as f64 / 1024.0
         );
@@ -183,7 +212,7 @@ fn scale(sizes: &[usize]) {
 }
 
 /// In a fresh process: localize every case placed in `root` among the first `extra`
-/// generated files; print `case NAME RANK MICROS` lines and `hwm KIB`.
+/// generated files; print `case NAME RANK WALL_MICROS CPU_MICROS` lines and `hwm KIB`.
 fn scale_child(root: &Path, extra: usize) {
     let extra_paths: Vec<String> = (0..extra).map(|i| extra_file_path(i)).collect();
     for case in cases() {
@@ -204,21 +233,34 @@ fn report_case(root: &Path, case: &Case, extra_paths: &[String]) {
     placed.tracked.extend(extra_paths.iter().cloned());
     placed.tracked.sort();
     let mut times = Vec::new();
+    let mut cpu = Vec::new();
     let mut rank = None;
     for _ in 0..RUNS {
-        let started = Instant::now();
+        let (started, cpu_before) = (Instant::now(), cpu_time());
         let candidates = localize(root, &placed);
         times.push(started.elapsed());
+        cpu.push(cpu_time().saturating_sub(cpu_before));
         rank = rank_of(&candidates, &case.fixed);
     }
     placed.tracked = own;
     placed.remove(root);
     println!(
-        "case {} {} {}",
+        "case {} {} {} {}",
         case.name,
         rank.map_or(0, |r| r),
-        median(times).as_micros()
+        median(times).as_micros(),
+        median(cpu).as_micros()
     );
+}
+
+/// CPU time (user and system) of this process so far, every thread included.
+fn cpu_time() -> Duration {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF).unwrap();
+    let to_duration = |time: nix::sys::time::TimeVal| {
+        Duration::from_secs(time.tv_sec().max(0) as u64)
+            + Duration::from_micros(time.tv_usec().max(0) as u64)
+    };
+    to_duration(usage.user_time()) + to_duration(usage.system_time())
 }
 
 fn extension(i: usize) -> &'static str {

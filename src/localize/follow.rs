@@ -31,8 +31,6 @@ const IMPORT_FACTOR: f64 = 0.4;
 const MAX_IMPORT_WEIGHT: f64 = 40.0;
 /// A file defining a function the failing test calls, reached through its imports.
 const CALLED_WEIGHT: f64 = 50.0;
-/// The same, found by its definition alone (the test does not import it visibly).
-const CALLED_ELSEWHERE_WEIGHT: f64 = 30.0;
 /// A file defining what an error message or the failing assertion names, by role.
 const NAMED_ERROR_WEIGHT: f64 = 40.0;
 const NAMED_TYPE_WEIGHT: f64 = 45.0;
@@ -54,8 +52,6 @@ struct Resolved<'a> {
     def: Def<'a>,
     /// How the test reaches it, e.g. "through `qs` (`var qs = require('..')`)".
     via: String,
-    /// Reached through the test's imports, not by its definition alone.
-    imported: bool,
     /// It shares the weight with this many other definitions.
     share: usize,
 }
@@ -168,19 +164,15 @@ fn call_hits<'a>(tree: &Tree<'a>, test: &TestFile<'a>) -> Vec<Hit> {
             }
             seen.push(call.clone());
             let called = format!("`{}`", call.text);
-            for resolved in resolve(tree, test, &call.name, call.qualifier.as_deref()) {
-                if resolved.def.path == test.path {
-                    continue;
-                }
-                let base = if resolved.imported {
-                    CALLED_WEIGHT
-                } else {
-                    CALLED_ELSEWHERE_WEIGHT
-                };
+            // A call the imports do not lead to is the language's or a dependency's; it
+            // is not searched for in the whole repository.
+            if let Some(resolved) = resolve(tree, test, &call.name, call.qualifier.as_deref())
+                && resolved.def.path != test.path
+            {
                 out.push(Hit {
                     path: resolved.def.path.to_owned(),
                     line: (resolved.def.line > 0).then_some(resolved.def.line),
-                    weight: base / resolved.share as f64,
+                    weight: CALLED_WEIGHT,
                     reason: format!(
                         "{}, which failing test file {} calls as {called} at line {}{}",
                         defines(&resolved.def, &call.name),
@@ -219,13 +211,11 @@ fn named_hits<'a>(tree: &Tree<'a>, tests: &[TestFile<'a>], named: &Named) -> Vec
             })
             .collect();
     }
-    let mut resolved: Vec<Resolved<'_>> = Vec::new();
-    for test in tests {
-        resolved.extend(resolve(tree, test, &named.name, None));
-        if !resolved.is_empty() {
-            break;
-        }
-    }
+    let mut resolved: Vec<Resolved<'_>> = tests
+        .iter()
+        .find_map(|test| resolve(tree, test, &named.name, None))
+        .into_iter()
+        .collect();
     if resolved.is_empty() {
         resolved = global(tree, &named.name);
     }
@@ -256,13 +246,18 @@ fn defines(def: &Def<'_>, name: &str) -> String {
     format!("defines {} `{name}` at line {}", def.kind.noun(), def.line)
 }
 
-/// Where `name` (called on `qualifier`, if any) is defined, as seen from a test file.
+/// Where `name` (called on `qualifier`, if any) is defined, as seen from a test file: in
+/// what an import binds to the qualifier or the name, else among the files its imports
+/// reach. Reads only those files; `None` also when the test file defines the name itself.
 fn resolve<'a>(
     tree: &Tree<'a>,
     test: &TestFile<'a>,
     name: &str,
     qualifier: Option<&str>,
-) -> Vec<Resolved<'a>> {
+) -> Option<Resolved<'a>> {
+    if qualifier.is_none() && tree.definition_in(test.path, name).is_some() {
+        return None;
+    }
     // `qs.parse(`, `Duration.from_parts(`: look inside what the qualifier is bound to.
     if let Some(qualifier) = qualifier
         && let Some((import, imported)) = bound(test, qualifier)
@@ -274,7 +269,7 @@ fn resolve<'a>(
         let starts: Vec<&'a str> = owner.unwrap_or_else(|| import.files.clone());
         if let Some(mut found) = reach(tree, &starts, name) {
             found.via = format!(" through `{qualifier}` (`{}`)", import.statement);
-            return vec![found];
+            return Some(found);
         }
     }
     // `parse(` where `parse` is imported, or a module bound to the name called directly.
@@ -282,45 +277,31 @@ fn resolve<'a>(
         let found = match &imported {
             Some(imported) => defining(tree, import, imported),
             None => import.files.first().map(|file| Resolved {
-                def: first_definition(tree, &[*file], name).unwrap_or(Def {
+                def: tree.definition_in(file, name).unwrap_or(Def {
                     path: file,
                     line: 0,
                     kind: DefKind::Value,
                 }),
                 via: String::new(),
-                imported: true,
                 share: 1,
             }),
         };
         if let Some(mut found) = found {
             found.via = format!(" (imported: `{}`)", import.statement);
-            return vec![found];
+            return Some(found);
         }
     }
     // Any definition among the files the test's imports reach, nearest first.
     let closure = test.closure.get_or_init(|| closure(tree, test));
-    let mut files: Vec<(usize, &'a str)> = tree
-        .definition_files(name)
-        .into_iter()
+    let def = closure
+        .iter()
         .filter(|path| !is_test_path(path))
-        .filter_map(|path| Some((closure.iter().position(|p| *p == path)?, path)))
-        .collect();
-    files.sort_unstable();
-    if let Some(def) = files
-        .into_iter()
-        .find_map(|(_, path)| tree.definition_in(path, name))
-    {
-        return vec![Resolved {
-            def,
-            via: format!(" (reached from the imports of {})", test.path),
-            imported: true,
-            share: 1,
-        }];
-    }
-    if qualifier.is_some() || name.starts_with(char::is_uppercase) || name.len() > 3 {
-        return global(tree, name);
-    }
-    Vec::new()
+        .find_map(|path| tree.definition_in(path, name))?;
+    Some(Resolved {
+        def,
+        via: format!(" (reached from the imports of {})", test.path),
+        share: 1,
+    })
 }
 
 /// The import that binds `local` in the test file, and the name it imports (`None` when
@@ -352,22 +333,13 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
     let mut queue: VecDeque<(&'a str, usize, String)> =
         files.iter().map(|file| (*file, 0, name.to_owned())).collect();
     let mut visited: Vec<&'a str> = Vec::new();
-    let mut looked_up: Vec<(String, HashSet<&'a str>)> = Vec::new();
     while let Some((file, depth, wanted)) = queue.pop_front() {
         if visited.contains(&file) || visited.len() >= MAX_CLOSURE_FILES {
             continue;
         }
         visited.push(file);
-        if !looked_up.iter().any(|(name, _)| *name == wanted) {
-            let files = tree.definition_files(&wanted).into_iter().collect();
-            looked_up.push((wanted.clone(), files));
-        }
-        let may_define = looked_up
-            .iter()
-            .any(|(name, files)| *name == wanted && files.contains(file));
-        let def = may_define
-            .then(|| tree.definition_in(file, &wanted))
-            .flatten()
+        let def = tree
+            .definition_in(file, &wanted)
             .filter(|def| !binds_import(tree, def));
         if let Some(def) = def {
             let via = if depth == 0 {
@@ -378,7 +350,6 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
             return Some(Resolved {
                 def,
                 via,
-                imported: true,
                 share: 1,
             });
         }
@@ -405,14 +376,17 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
             }
         }
     }
-    // Not found through the imports (names exported dynamically): the package directory.
+    // Not found through the imports (names exported dynamically): the package directory,
+    // from the source index, but not at the repository root (that is the global search).
     let dir = parent(first);
+    if dir.is_empty() {
+        return None;
+    }
+    let prefix = child(dir, "");
     let mut inside: Vec<&'a str> = tree
         .definition_files(name)
         .into_iter()
-        .filter(|path| {
-            !is_test_path(path) && (dir.is_empty() || path.starts_with(&child(dir, "")))
-        })
+        .filter(|path| !is_test_path(path) && path.starts_with(&prefix))
         .collect();
     inside.sort_by_key(|path| (path.matches('/').count(), *path));
     let def = inside
@@ -422,7 +396,6 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
     Some(Resolved {
         def,
         via: format!(" (in the package of {first})"),
-        imported: true,
         share: 1,
     })
 }
@@ -432,15 +405,6 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
 fn binds_import(tree: &Tree<'_>, def: &Def<'_>) -> bool {
     tree.line(def.path, def.line)
         .is_some_and(|line| line.contains("require(") || line.contains("import("))
-}
-
-/// The first confirmed definition of `name` in `files`, in their order.
-fn first_definition<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Def<'a>> {
-    let may_define: HashSet<&str> = tree.definition_files(name).into_iter().collect();
-    files
-        .iter()
-        .filter(|file| may_define.contains(*file))
-        .find_map(|file| tree.definition_in(file, name))
 }
 
 /// Files the test's imports reach, nearest first.
@@ -500,7 +464,6 @@ fn global<'a>(tree: &Tree<'a>, name: &str) -> Vec<Resolved<'a>> {
             } else {
                 String::new()
             },
-            imported: false,
             share,
         })
         .collect()
@@ -509,14 +472,14 @@ fn global<'a>(tree: &Tree<'a>, name: &str) -> Vec<Resolved<'a>> {
 /// Files that mention an identifier an error message quotes, when none defines it.
 fn mentions(tree: &Tree<'_>, named: &Named) -> Vec<Hit> {
     let Some(n) = tree
-        .index
+        .index()
         .watched()
         .iter()
         .position(|watched| *watched == named.name)
     else {
         return Vec::new();
     };
-    tree.index
+    tree.index()
         .mentions(n)
         .iter()
         .take(MAX_MENTIONS)

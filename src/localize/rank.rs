@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::extract::extract;
 use super::frames::location_hits;
 use super::hit::Hit;
-use super::names::{Role, named};
+use super::names::{Named, Role, named};
 use super::tree::Tree;
 use super::{follow, search};
 
@@ -60,10 +60,26 @@ pub fn localize(
         .map(|n| n.name.clone())
         .collect();
     let tree = Tree::new(repo_root, tracked_files, &watched);
+    candidates(&tree, output, failing_tests, &named)
+}
+
+/// [`localize`] in a tree already set up.
+pub(crate) fn candidates(
+    tree: &Tree<'_>,
+    output: &str,
+    failing_tests: &[String],
+    named: &[Named],
+) -> Vec<Candidate> {
     let mut hits = location_hits(&tree.paths, &extract(output));
-    hits.extend(search::failing_test_hits(&tree, failing_tests));
+    let mut named_files: Vec<&str> = hits
+        .iter()
+        .filter_map(|hit| tree.tracked(&hit.path))
+        .collect();
+    named_files.sort_unstable();
+    named_files.dedup();
+    hits.extend(search::failing_test_hits(tree, failing_tests, &named_files));
     let named_directly = aggregate(hits.clone());
-    hits.extend(follow::hits(&tree, &named_directly, &hits, &named));
+    hits.extend(follow::hits(tree, &named_directly, &hits, named));
     aggregate(hits)
 }
 

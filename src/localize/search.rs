@@ -4,7 +4,9 @@
 //! tests and subtests (`TestX/case`), cargo test paths (`parser::tests::crlf`) and JS
 //! titles with their suites (`suite > test`, `suite › test`, mocha's `suite test`).
 //!
-//! Definitions come from the source index; each is confirmed by reading its file.
+//! Names the runner does not place in a file (Rust and Go test functions, JS titles) are
+//! looked for first in the files the output already names (its stack frames and locations),
+//! and only then in the source index; each is confirmed by reading its file.
 
 use super::defs::Lang;
 use super::hit::Hit;
@@ -22,8 +24,61 @@ const MAX_FILES_PER_TEST: usize = 3;
 /// At most this many title suffixes are tried for one JS test name.
 const MAX_TITLE_TRIES: usize = 24;
 
-/// Files (and lines) that define the failing tests.
-pub(crate) fn failing_test_hits(tree: &Tree<'_>, failing_tests: &[String]) -> Vec<Hit> {
+/// Where to look for a test name: the files the output names, else the whole repository.
+struct Scope<'t, 'a> {
+    tree: &'t Tree<'a>,
+    named: &'t [&'a str],
+}
+
+impl<'a> Scope<'_, 'a> {
+    /// Files that may define `name` and that `keep` accepts: the named ones that do, else
+    /// the source index's.
+    fn definitions(&self, name: &str, keep: impl Fn(&str) -> bool) -> Vec<Def<'a>> {
+        let named: Vec<Def<'a>> = self
+            .named
+            .iter()
+            .filter(|path| keep(path))
+            .filter_map(|path| self.tree.definition_in(path, name))
+            .collect();
+        if !named.is_empty() {
+            return named;
+        }
+        self.tree
+            .definition_files(name)
+            .into_iter()
+            .filter(|path| keep(path))
+            .filter_map(|path| self.tree.definition_in(path, name))
+            .take(MAX_FILES_PER_TEST)
+            .collect()
+    }
+
+    /// The same for a JS test title. A title that is a plain identifier is only looked
+    /// for in the named files: it is as likely a test function's name, found next.
+    fn titles(&self, title: &str) -> Vec<Def<'a>> {
+        let named: Vec<Def<'a>> = self
+            .named
+            .iter()
+            .filter_map(|path| self.tree.title_in(path, title))
+            .collect();
+        if !named.is_empty() || is_identifier(title) {
+            return named;
+        }
+        self.tree
+            .title_files(title)
+            .into_iter()
+            .filter_map(|path| self.tree.title_in(path, title))
+            .collect()
+    }
+}
+
+/// Files (and lines) that define the failing tests; `named` are the files the output's
+/// locations name, where test names are looked for first.
+pub(crate) fn failing_test_hits<'a>(
+    tree: &Tree<'a>,
+    failing_tests: &[String],
+    named: &[&'a str],
+) -> Vec<Hit> {
+    let scope = Scope { tree, named };
     let mut hits = Vec::new();
     for test in failing_tests.iter().take(MAX_FAILING_TESTS) {
         let test = test.trim();
@@ -33,10 +88,10 @@ pub(crate) fn failing_test_hits(tree: &Tree<'_>, failing_tests: &[String]) -> Ve
         let found = pytest_id(tree, test)
             .or_else(|| unittest_id(tree, test))
             .or_else(|| test_file(tree, test))
-            .or_else(|| go_test(tree, test))
-            .or_else(|| rust_test(tree, test))
-            .or_else(|| js_title(tree, test))
-            .or_else(|| test_function(tree, test))
+            .or_else(|| go_test(&scope, test))
+            .or_else(|| rust_test(&scope, test))
+            .or_else(|| js_title(&scope, test))
+            .or_else(|| test_function(&scope, test))
             .unwrap_or_default();
         hits.extend(found);
     }
@@ -140,20 +195,24 @@ fn test_file(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
 }
 
 /// `TestName` or `TestName/subtest`: the `func TestName(` in a `_test.go` file.
-fn go_test(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
+fn go_test(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     let name = test.split('/').next().unwrap_or(test);
     let rest = name.strip_prefix("Test")?;
     if !is_identifier(name) || rest.starts_with(|c: char| c.is_lowercase()) {
         return None;
     }
-    let defs = tree.definitions(name, |p| p.ends_with("_test.go"), MAX_FILES_PER_TEST);
+    let defs = scope.definitions(name, |p| p.ends_with("_test.go"));
     found(&defs, |def| {
         hit(def.path, Some(def.line), FAILING_TEST_WEIGHT, defines(test, def.line))
     })
 }
 
 /// `module::tests::name`: a Rust `fn name`, preferring files whose path names a module.
-fn rust_test(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
+fn rust_test(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
+    // A bare name (an integration test's) is left to `test_function`.
+    if !test.contains("::") {
+        return None;
+    }
     let segments: Vec<&str> = test.split("::").collect();
     let name = *segments.last()?;
     if !is_identifier(name) {
@@ -165,18 +224,10 @@ fn rust_test(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
         .filter(|segment| *segment != "tests")
         .collect();
     let named = |path: &str| modules.iter().any(|module| path.contains(module));
-    let mut files: Vec<&str> = tree
-        .definition_files(name)
-        .into_iter()
-        .filter(|path| Lang::of(path) == Some(Lang::Rust))
-        .collect();
-    // Stable: tracked order within each group.
-    files.sort_by_key(|path| !named(path));
-    let defs: Vec<Def<'_>> = files
-        .into_iter()
-        .filter_map(|path| tree.definition_in(path, name))
-        .take(MAX_FILES_PER_TEST)
-        .collect();
+    let mut defs = scope.definitions(name, |path| Lang::of(path) == Some(Lang::Rust));
+    // Stable: the files' order within each group.
+    defs.sort_by_key(|def| !named(def.path));
+    defs.truncate(MAX_FILES_PER_TEST);
     found(&defs, |def| {
         let weight = if named(def.path) {
             FAILING_TEST_MODULE_WEIGHT
@@ -188,13 +239,9 @@ fn rust_test(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
 }
 
 /// A JS test title, possibly prefixed by its suites.
-fn js_title(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
+fn js_title(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     for title in titles(test).into_iter().take(MAX_TITLE_TRIES) {
-        let mut defs: Vec<Def<'_>> = tree
-            .title_files(&title)
-            .into_iter()
-            .filter_map(|path| tree.title_in(path, &title))
-            .collect();
+        let mut defs = scope.titles(&title);
         if defs.is_empty() {
             continue;
         }
@@ -242,11 +289,11 @@ fn titles(test: &str) -> Vec<String> {
 
 /// A bare function name: its definition in a test file (a pytest `-q` name, a test named
 /// by a runner that prints only the function).
-fn test_function(tree: &Tree<'_>, test: &str) -> Option<Vec<Hit>> {
+fn test_function(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     if !is_identifier(test) {
         return None;
     }
-    let defs = tree.definitions(test, is_test_path, MAX_FILES_PER_TEST);
+    let defs = scope.definitions(test, is_test_path);
     found(&defs, |def| {
         hit(def.path, Some(def.line), FAILING_TEST_WEIGHT, defines(test, def.line))
     })

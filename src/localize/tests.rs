@@ -422,11 +422,7 @@ fn the_same_inputs_always_give_the_same_ranking() {
         );
     }
     let paths: Vec<&str> = first.iter().map(|c| c.path.as_str()).collect();
-    // tests/cli.rs holds the failing test `runs`, which calls `demo::parser::parse_line`.
-    assert_eq!(
-        paths,
-        vec!["src/lib.rs", "tests/cli.rs", "src/util.rs", "src/parser.rs"]
-    );
+    assert_eq!(paths, vec!["src/lib.rs", "tests/cli.rs", "src/util.rs"]);
 }
 
 #[test]
@@ -583,7 +579,7 @@ fn failing_test_names_map_to_their_files_for_every_runner() {
     let rendered: Vec<String> = names
         .iter()
         .map(|name| {
-            let hits = super::search::failing_test_hits(&tree, &[(*name).to_owned()]);
+            let hits = super::search::failing_test_hits(&tree, &[(*name).to_owned()], &[]);
             let places: Vec<String> = hits
                 .iter()
                 .map(|hit| format!("{}:{}", hit.path, hit.line.unwrap_or(0)))
@@ -679,4 +675,30 @@ fn a_javascript_package_tested_through_require_parent_reaches_the_module_behind_
     lib/index.js score=37.6 lines=[]
       - imported by failing test file test/parse.js at line 2 (`var qs = require('..')`) (+37.6)
     "#);
+}
+
+#[test]
+fn a_failure_its_imports_explain_never_reads_the_rest_of_the_repository() {
+    let mut files: Vec<(String, String)> = vec![
+        ("package.json".into(), "{\"name\": \"qs-lite\", \"main\": \"lib/index.js\"}\n".into()),
+        ("lib/index.js".into(), "var parse = require('./parse');\nmodule.exports = { parse: parse };\n".into()),
+        ("lib/parse.js".into(), "module.exports = function parse(str) {\n    return {};\n};\n".into()),
+        (
+            "test/parse.js".into(),
+            "var assert = require('assert');\nvar qs = require('..');\n\nit('decodes', function () {\n    assert.deepStrictEqual(qs.parse('a=b+c'), { a: 'b c' });\n});\n".into(),
+        ),
+    ];
+    files.extend((0..300).map(|n| (format!("vendorless/m{n}.js"), format!("function parse{n}() {{}}\n"))));
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let (dir, tracked) = tree(&borrowed);
+    let output = format!(
+        "  1) decodes:\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n      at Context.<anonymous> ({}/test/parse.js:5:16)\n",
+        dir.path().display()
+    );
+    let named = super::names::named(&output);
+    let tree = super::tree::Tree::new(dir.path(), &tracked, &[]);
+    let candidates = super::rank::candidates(&tree, &output, &["decodes".to_owned()], &named);
+    let paths: Vec<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["test/parse.js", "lib/parse.js", "lib/index.js"]);
+    assert!(!tree.index_built(), "the whole repository was searched");
 }

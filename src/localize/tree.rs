@@ -1,9 +1,13 @@
 //! The repository as one localization sees it: the tracked files, the path index, the
-//! source index built once for the run, and a small bounded cache of the few files read
-//! whole (failing test files, the modules they import, `package.json`, `tsconfig.json`,
-//! `Cargo.toml`, `go.mod`).
+//! source index, and a small bounded cache of the few files read whole (failing test files,
+//! the modules they import, `package.json`, `tsconfig.json`, `Cargo.toml`, `go.mod`).
+//!
+//! The source index reads every tracked source file, so it is built only when a search
+//! must cover the whole repository (a name no import leads to, a test name the output does
+//! not place), and then once: a failure whose output and imports lead straight to the code
+//! costs reads of those few files only, however large the repository.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
@@ -26,7 +30,9 @@ pub(crate) struct Def<'a> {
 pub(crate) struct Tree<'a> {
     pub root: &'a Path,
     pub paths: PathIndex<'a>,
-    pub index: SourceIndex,
+    index: OnceCell<SourceIndex>,
+    /// Names whose mentions the index notes when it is built.
+    watched: Vec<String>,
     tracked: &'a [String],
     /// Tracked paths sorted, for directory listings.
     sorted: Vec<&'a str>,
@@ -35,19 +41,33 @@ pub(crate) struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
-    /// Index `tracked` under `root`, noting the mentions of the `watched` names.
+    /// The tracked files under `root`; the index, when built, notes the mentions of the
+    /// `watched` names.
     pub(crate) fn new(root: &'a Path, tracked: &'a [String], watched: &[String]) -> Tree<'a> {
         let mut sorted: Vec<&str> = tracked.iter().map(String::as_str).collect();
         sorted.sort_unstable();
         Tree {
             root,
             paths: PathIndex::new(root, tracked),
-            index: SourceIndex::build(root, tracked, watched),
+            index: OnceCell::new(),
+            watched: watched.to_vec(),
             tracked,
             sorted,
             cache: RefCell::new(HashMap::new()),
             reads: Cell::new(0),
         }
+    }
+
+    /// The source index, built on first use.
+    pub(crate) fn index(&self) -> &SourceIndex {
+        self.index
+            .get_or_init(|| SourceIndex::build(self.root, self.tracked, &self.watched))
+    }
+
+    /// Whether the source index has been built (a whole-repository search happened).
+    #[cfg(test)]
+    pub(crate) fn index_built(&self) -> bool {
+        self.index.get().is_some()
     }
 
     pub(crate) fn is_tracked(&self, path: &str) -> bool {
@@ -112,7 +132,7 @@ impl<'a> Tree<'a> {
     /// Files that may define `name` (the index compares hashes), in tracked order; confirm
     /// with [`Tree::definition_in`].
     pub(crate) fn definition_files(&self, name: &str) -> Vec<&'a str> {
-        self.index
+        self.index()
             .definition_files(name)
             .into_iter()
             .map(|id| self.path(id))
@@ -133,25 +153,9 @@ impl<'a> Tree<'a> {
         })
     }
 
-    /// Confirmed definitions of `name` in files `keep` accepts, at most `limit`, in tracked
-    /// order.
-    pub(crate) fn definitions(
-        &self,
-        name: &str,
-        keep: impl Fn(&str) -> bool,
-        limit: usize,
-    ) -> Vec<Def<'a>> {
-        self.definition_files(name)
-            .into_iter()
-            .filter(|path| keep(path))
-            .filter_map(|path| self.definition_in(path, name))
-            .take(limit)
-            .collect()
-    }
-
     /// JS test files that may title a test `title`; confirm with [`Tree::title_in`].
     pub(crate) fn title_files(&self, title: &str) -> Vec<&'a str> {
-        self.index
+        self.index()
             .title_files(title)
             .into_iter()
             .map(|id| self.path(id))
