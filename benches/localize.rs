@@ -169,6 +169,7 @@ fn scale(sizes: &[usize]) {
     );
     println!("|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().unwrap();
+    let mut largest_rows = String::new();
     for (slot, size) in sizes.iter().enumerate() {
         let output = Command::new(&exe)
             .args(["--scale-child", &root.to_string_lossy(), &size.to_string()])
@@ -188,7 +189,16 @@ fn scale(sizes: &[usize]) {
         for line in text.lines() {
             let fields: Vec<&str> = line.split_whitespace().collect();
             match fields.as_slice() {
-                ["case", _, rank, micros, cpu_micros] => {
+                ["case", name, rank, micros, cpu_micros] => {
+                    if *size == largest {
+                        writeln!(
+                            largest_rows,
+                            "| {name} | {rank} | {:.1} ms | {:.1} ms |",
+                            micros.parse::<f64>().unwrap() / 1000.0,
+                            cpu_micros.parse::<f64>().unwrap() / 1000.0
+                        )
+                        .unwrap();
+                    }
                     total += 1;
                     in_top3 += usize::from(rank.parse::<usize>().is_ok_and(|r| r <= 3));
                     times.push(Duration::from_micros(micros.parse().unwrap()));
@@ -208,6 +218,11 @@ fn scale(sizes: &[usize]) {
             hwm_kib as f64 / 1024.0
         );
     }
+    println!();
+    println!("### per case, among {largest} extra files (median of {RUNS})");
+    println!("| case | rank | wall | CPU |");
+    println!("|---|---|---|---|");
+    print!("{largest_rows}");
     println!();
 }
 

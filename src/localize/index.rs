@@ -316,19 +316,20 @@ enum Loaded {
 
 fn read(path: &Path, buffer: &mut Vec<u8>) -> Loaded {
     buffer.clear();
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(mut file) = std::fs::File::open(path) else {
         return Loaded::Missing;
     };
-    match file.metadata() {
+    let len = match file.metadata() {
         Ok(meta) if !meta.is_file() => return Loaded::Missing,
         Ok(meta) if meta.len() > MAX_FILE_BYTES => return Loaded::Large,
-        Ok(_) => {}
+        Ok(meta) => meta.len(),
         Err(_) => return Loaded::Missing,
-    }
-    // Bounded even if the file grew after the size check.
-    match file.take(MAX_FILE_BYTES + 1).read_to_end(buffer) {
-        Ok(_) if buffer.len() as u64 > MAX_FILE_BYTES => Loaded::Large,
-        Ok(_) => Loaded::Read,
+    };
+    // Exactly the size the file had: one read, no second one to see the end. A file that
+    // changes meanwhile is read as far as it went (it is only searched, never written).
+    buffer.resize(usize::try_from(len).unwrap_or(0), 0);
+    match file.read_exact(buffer) {
+        Ok(()) => Loaded::Read,
         Err(_) => Loaded::Missing,
     }
 }

@@ -52,22 +52,35 @@ impl<'a> Scope<'_, 'a> {
             .collect()
     }
 
-    /// The same for a JS test title. A title that is a plain identifier is only looked
-    /// for in the named files: it is as likely a test function's name, found next.
-    fn titles(&self, title: &str) -> Vec<Def<'a>> {
-        let named: Vec<Def<'a>> = self
-            .named
+    /// The first of `titles` that a named file gives a test, else the first that any JS
+    /// test file does. A title that is a plain identifier is only looked for in the named
+    /// files: it is as likely a test function's name, looked for next.
+    fn titles(&self, titles: &[String]) -> Vec<Def<'a>> {
+        let in_named = |title: &String| -> Vec<Def<'a>> {
+            self.named
+                .iter()
+                .filter_map(|path| self.tree.title_in(path, title))
+                .collect()
+        };
+        let anywhere = |title: &String| -> Vec<Def<'a>> {
+            self.tree
+                .title_files(title)
+                .into_iter()
+                .filter_map(|path| self.tree.title_in(path, title))
+                .collect()
+        };
+        titles
             .iter()
-            .filter_map(|path| self.tree.title_in(path, title))
-            .collect();
-        if !named.is_empty() || is_identifier(title) {
-            return named;
-        }
-        self.tree
-            .title_files(title)
-            .into_iter()
-            .filter_map(|path| self.tree.title_in(path, title))
-            .collect()
+            .map(in_named)
+            .find(|defs| !defs.is_empty())
+            .or_else(|| {
+                titles
+                    .iter()
+                    .filter(|title| !is_identifier(title))
+                    .map(anywhere)
+                    .find(|defs| !defs.is_empty())
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -240,23 +253,19 @@ fn rust_test(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
 
 /// A JS test title, possibly prefixed by its suites.
 fn js_title(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
-    for title in titles(test).into_iter().take(MAX_TITLE_TRIES) {
-        let mut defs = scope.titles(&title);
-        if defs.is_empty() {
-            continue;
-        }
-        let share = defs.len().min(MAX_FILES_PER_TEST) as f64;
-        defs.truncate(MAX_FILES_PER_TEST);
-        return found(&defs, |def| {
-            hit(
-                def.path,
-                Some(def.line),
-                FAILING_TEST_WEIGHT / share,
-                format!("defines failing test {test:?} at line {}", def.line),
-            )
-        });
-    }
-    None
+    let mut tries = titles(test);
+    tries.truncate(MAX_TITLE_TRIES);
+    let mut defs = scope.titles(&tries);
+    let share = defs.len().min(MAX_FILES_PER_TEST) as f64;
+    defs.truncate(MAX_FILES_PER_TEST);
+    found(&defs, |def| {
+        hit(
+            def.path,
+            Some(def.line),
+            FAILING_TEST_WEIGHT / share,
+            format!("defines failing test {test:?} at line {}", def.line),
+        )
+    })
 }
 
 /// Titles a test name may have been built from, most specific first: the last part after
