@@ -211,17 +211,17 @@ fn named_hits<'a>(tree: &Tree<'a>, tests: &[TestFile<'a>], named: &Named) -> Vec
             })
             .collect();
     }
-    let mut resolved: Vec<Resolved<'_>> = tests
-        .iter()
-        .find_map(|test| resolve(tree, test, &named.name, None))
-        .into_iter()
-        .collect();
-    if resolved.is_empty() {
-        resolved = global(tree, &named.name);
-    }
-    if resolved.is_empty() && named.role == Role::Error {
-        return mentions(tree, named);
-    }
+    let resolved: Vec<Resolved<'_>> =
+        match tests.iter().find_map(|test| resolve(tree, test, &named.name, None)) {
+            Some(found) => vec![found],
+            None => match global(tree, &named.name) {
+                Global::Found(found) => found,
+                // Too common a name to point anywhere.
+                Global::Many => Vec::new(),
+                Global::Nowhere if named.role == Role::Error => return mentions(tree, named),
+                Global::Nowhere => Vec::new(),
+            },
+        };
     resolved
         .into_iter()
         .map(|r| Hit {
@@ -435,8 +435,18 @@ fn closure<'a>(tree: &Tree<'a>, test: &TestFile<'a>) -> Vec<&'a str> {
     visited
 }
 
-/// Source definitions of `name` anywhere, when there are only a few.
-fn global<'a>(tree: &Tree<'a>, name: &str) -> Vec<Resolved<'a>> {
+/// What the whole repository says about a name.
+enum Global<'a> {
+    /// A few source files define it.
+    Found(Vec<Resolved<'a>>),
+    /// More than [`MAX_GLOBAL_DEFINITIONS`] do.
+    Many,
+    /// None does.
+    Nowhere,
+}
+
+/// Source definitions of `name` anywhere, from the source index.
+fn global<'a>(tree: &Tree<'a>, name: &str) -> Global<'a> {
     let files: Vec<&'a str> = tree
         .definition_files(name)
         .into_iter()
@@ -444,32 +454,35 @@ fn global<'a>(tree: &Tree<'a>, name: &str) -> Vec<Resolved<'a>> {
         .collect();
     // Hash collisions may add a few files that do not confirm; more than twice the bound
     // are real definitions.
-    if files.is_empty() || files.len() > MAX_GLOBAL_DEFINITIONS * 2 {
-        return Vec::new();
+    if files.len() > MAX_GLOBAL_DEFINITIONS * 2 {
+        return Global::Many;
     }
     let confirmed: Vec<Def<'a>> = files
         .into_iter()
         .filter_map(|path| tree.definition_in(path, name))
         .collect();
-    if confirmed.is_empty() || confirmed.len() > MAX_GLOBAL_DEFINITIONS {
-        return Vec::new();
-    }
     let share = confirmed.len();
-    confirmed
-        .into_iter()
-        .map(|def| Resolved {
-            def,
-            via: if share > 1 {
-                format!(" (one of {share} definitions)")
-            } else {
-                String::new()
-            },
-            share,
-        })
-        .collect()
+    match share {
+        0 => Global::Nowhere,
+        n if n > MAX_GLOBAL_DEFINITIONS => Global::Many,
+        _ => Global::Found(
+            confirmed
+                .into_iter()
+                .map(|def| Resolved {
+                    def,
+                    via: if share > 1 {
+                        format!(" (one of {share} definitions)")
+                    } else {
+                        String::new()
+                    },
+                    share,
+                })
+                .collect(),
+        ),
+    }
 }
 
-/// Files that mention an identifier an error message quotes, when none defines it.
+/// Files that mention an identifier an error message quotes, when no file defines it.
 fn mentions(tree: &Tree<'_>, named: &Named) -> Vec<Hit> {
     let Some(n) = tree
         .index()

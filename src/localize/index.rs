@@ -316,7 +316,7 @@ enum Loaded {
 
 fn read(path: &Path, buffer: &mut Vec<u8>) -> Loaded {
     buffer.clear();
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok(file) = std::fs::File::open(path) else {
         return Loaded::Missing;
     };
     let len = match file.metadata() {
@@ -325,11 +325,12 @@ fn read(path: &Path, buffer: &mut Vec<u8>) -> Loaded {
         Ok(meta) => meta.len(),
         Err(_) => return Loaded::Missing,
     };
-    // Exactly the size the file had: one read, no second one to see the end. A file that
-    // changes meanwhile is read as far as it went (it is only searched, never written).
-    buffer.resize(usize::try_from(len).unwrap_or(0), 0);
-    match file.read_exact(buffer) {
-        Ok(()) => Loaded::Read,
+    // Exactly the size the file had, into capacity reserved for it: one read, and no
+    // second one to see the end. A file that changes meanwhile is read as far as it went
+    // (it is only searched, never written).
+    buffer.reserve(usize::try_from(len).unwrap_or(0));
+    match file.take(len).read_to_end(buffer) {
+        Ok(_) => Loaded::Read,
         Err(_) => Loaded::Missing,
     }
 }

@@ -6,7 +6,7 @@
 //! directories are ignored outright, so a tracked `case.py` is never blamed for
 //! `/usr/lib/python3/unittest/case.py`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Path fragments that mark code the repository does not own.
@@ -42,7 +42,7 @@ pub(crate) struct PathIndex<'a> {
     /// The root as given and, when different, as the filesystem resolves it (output may
     /// print either).
     roots: Vec<String>,
-    tracked: BTreeSet<&'a str>,
+    tracked: HashSet<&'a str>,
     by_name: HashMap<&'a str, Vec<&'a str>>,
 }
 

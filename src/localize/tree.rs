@@ -34,8 +34,8 @@ pub(crate) struct Tree<'a> {
     /// Names whose mentions the index notes when it is built.
     watched: Vec<String>,
     tracked: &'a [String],
-    /// Tracked paths sorted, for directory listings.
-    sorted: Vec<&'a str>,
+    /// Tracked paths sorted, for directory listings; made on first use.
+    sorted: OnceCell<Vec<&'a str>>,
     cache: RefCell<HashMap<String, Option<Rc<str>>>>,
     reads: Cell<usize>,
 }
@@ -44,15 +44,13 @@ impl<'a> Tree<'a> {
     /// The tracked files under `root`; the index, when built, notes the mentions of the
     /// `watched` names.
     pub(crate) fn new(root: &'a Path, tracked: &'a [String], watched: &[String]) -> Tree<'a> {
-        let mut sorted: Vec<&str> = tracked.iter().map(String::as_str).collect();
-        sorted.sort_unstable();
         Tree {
             root,
             paths: PathIndex::new(root, tracked),
             index: OnceCell::new(),
             watched: watched.to_vec(),
             tracked,
-            sorted,
+            sorted: OnceCell::new(),
             cache: RefCell::new(HashMap::new()),
             reads: Cell::new(0),
         }
@@ -115,8 +113,13 @@ impl<'a> Tree<'a> {
         } else {
             format!("{dir}/")
         };
-        let start = self.sorted.partition_point(|path| *path < prefix.as_str());
-        self.sorted[start..]
+        let sorted = self.sorted.get_or_init(|| {
+            let mut sorted: Vec<&str> = self.tracked.iter().map(String::as_str).collect();
+            sorted.sort_unstable();
+            sorted
+        });
+        let start = sorted.partition_point(|path| *path < prefix.as_str());
+        sorted[start..]
             .iter()
             .take_while(|path| path.starts_with(&prefix))
             .filter(|path| !path[prefix.len()..].contains('/'))
