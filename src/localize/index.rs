@@ -418,16 +418,7 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<String>) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let abs = dir.path().join(path);
-            std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-            std::fs::write(abs, content).unwrap();
-        }
-        (dir, files.iter().map(|(p, _)| (*p).to_owned()).collect())
-    }
+    use crate::localize::tests::tree;
 
     fn found(index: &SourceIndex, tracked: &[String], name: &str) -> Vec<String> {
         index
@@ -458,7 +449,7 @@ mod tests {
         let index = SourceIndex::build(dir.path(), &tracked, &["parse".to_owned()]);
         assert_eq!(
             found(&index, &tracked, "parse"),
-            ["src/parse.js", "lib/util.py"]
+            ["lib/util.py", "src/parse.js"]
         );
         assert_eq!(titled(&index, &tracked, "decodes"), ["test/parse.js"]);
         assert_eq!(titled(&index, &tracked, "parse()"), ["test/parse.js"]);
@@ -470,7 +461,7 @@ mod tests {
             .collect();
         assert_eq!(
             mentions,
-            [("src/parse.js", 2), ("test/parse.js", 1), ("lib/util.py", 3)]
+            [("lib/util.py", 3), ("src/parse.js", 2), ("test/parse.js", 1)]
         );
         assert_eq!(
             index.stats,

@@ -6,7 +6,7 @@ use std::fs;
 use super::*;
 
 /// A working tree holding `files`; returns it with the tracked list, sorted.
-fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<String>) {
+pub(super) fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     for (path, content) in files {
         let abs = dir.path().join(path);

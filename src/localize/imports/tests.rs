@@ -3,19 +3,8 @@
 use std::fs;
 
 use super::*;
+use crate::localize::tests::tree;
 use crate::localize::tree::Tree;
-
-fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let abs = dir.path().join(path);
-        fs::create_dir_all(abs.parent().unwrap()).unwrap();
-        fs::write(abs, content).unwrap();
-    }
-    let mut tracked: Vec<String> = files.iter().map(|(p, _)| (*p).to_owned()).collect();
-    tracked.sort();
-    (dir, tracked)
-}
 
 /// `line: files [names] alias` per import.
 fn render(imports: &[Import<'_>]) -> Vec<String> {
