@@ -17,7 +17,7 @@ use super::defs::{DefKind, Lang};
 use super::hit::Hit;
 use super::imports::{Import, imports};
 use super::names::{Named, Role};
-use super::rank::Candidate;
+use super::candidate::Candidate;
 use super::resolve::is_test_path;
 use super::tree::{Def, Tree, child, parent};
 

@@ -8,6 +8,7 @@
 //! the source index, and a few files whole, within fixed bounds.
 
 mod calls;
+mod candidate;
 mod defs;
 mod extract;
 mod follow;
@@ -25,4 +26,5 @@ mod tree;
 mod tests;
 
 pub use extract::{Location, extract_locations};
-pub use rank::{Candidate, localize};
+pub use candidate::Candidate;
+pub use rank::localize;
