@@ -109,25 +109,9 @@ fn group_status(case: &super::TestCase, after: &TestReport) -> Option<TestStatus
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testreport::TestCase;
 
     fn report(lists_passed: bool, tests: &[(&str, TestStatus)]) -> TestReport {
-        TestReport {
-            format: "cargo".into(),
-            tests: tests
-                .iter()
-                .map(|(name, status)| TestCase {
-                    name: (*name).into(),
-                    status: *status,
-                    file: None,
-                })
-                .collect(),
-            passed: 0,
-            failed: 0,
-            skipped: 0,
-            errors: 0,
-            lists_passed,
-        }
+        crate::testreport::model::report_of(lists_passed, tests)
     }
 
     fn ids(names: &[&str]) -> Vec<String> {
