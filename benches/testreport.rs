@@ -1,9 +1,13 @@
 //! Test-report parsing benchmark (`cargo bench --bench testreport`): how long
 //! `efix::testreport::parse` takes on a generated output of 100,000 lines in the shape of each
 //! runner it reads (every parser runs on every output, as in a real run), and that the cost
-//! grows linearly: the same shapes at 10,000 lines for comparison.
+//! grows linearly: the same shapes at 10,000 lines for comparison. Times are the process's
+//! CPU time (median of 5), with the wall-clock median beside it.
 //!
 //! `cargo bench --bench testreport -- quick` runs 10,000 and 20,000 lines once for a smoke test.
+//! `-- lines=N` measures one size only and `-- only=WORD` the shapes whose name contains WORD,
+//! so an outside counter can take one shape at one size
+//! (`perf stat -e instructions:u target/release/deps/testreport-* only=tape lines=100000`).
 
 #![expect(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 
@@ -214,25 +218,51 @@ fn output(shape: &Shape, n: usize) -> String {
     out
 }
 
+/// CPU time (user and system) of this process, so the figure holds on a machine shared with
+/// other builds, where wall-clock time mostly measures the wait for a core.
+fn cpu_time() -> Duration {
+    use nix::sys::resource::{UsageWho, getrusage};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(Duration::ZERO, |usage| {
+        let time = |t: nix::sys::time::TimeVal| {
+            Duration::from_secs(t.tv_sec().max(0) as u64)
+                + Duration::from_micros(t.tv_usec().max(0) as u64)
+        };
+        time(usage.user_time()) + time(usage.system_time())
+    })
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples.get(samples.len() / 2).copied().unwrap_or_default()
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "quick");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "quick");
+    let value = |key: &str| {
+        args.iter()
+            .find_map(|a| a.strip_prefix(key).map(str::to_owned))
+    };
+    let only = value("only=").unwrap_or_default();
     let (small, large, runs) = if quick {
         (10_000, 20_000, 1)
     } else {
         (10_000, 100_000, 5)
     };
+    let sizes: Vec<usize> = match value("lines=").and_then(|n| n.parse().ok()) {
+        Some(lines) => vec![lines],
+        None => vec![small, large],
+    };
     println!(
-        "| shape | tests | lines | MiB | median parse (ms) | per 1k lines (ms) | ×{small} lines |"
+        "| shape | tests | lines | MiB | median parse, CPU (ms) | wall (ms) | CPU per 1k lines (ms) | per line vs the first size |"
     );
-    println!("|---|---|---|---|---|---|---|");
-    for shape in SHAPES {
+    println!("|---|---|---|---|---|---|---|---|");
+    for shape in SHAPES
+        .iter()
+        .filter(|shape| shape.name.contains(only.as_str()))
+    {
         let mut per_line = Vec::new();
-        for target in [small, large] {
+        for &target in &sizes {
             // Tests per target line count: shapes print one to five lines per test.
             let per_test = output(shape, 1000).lines().count().max(1) as f64 / 1000.0;
             let tests = ((target as f64) / per_test) as usize;
@@ -240,19 +270,22 @@ fn main() {
             let lines = text.lines().count();
             let mut samples = Vec::with_capacity(runs);
             let mut found = 0;
+            let mut walls = Vec::with_capacity(runs);
             for _ in 0..runs {
-                let start = Instant::now();
+                let (start, cpu) = (Instant::now(), cpu_time());
                 let report = efix::testreport::parse(&text, "");
-                samples.push(start.elapsed());
+                samples.push(cpu_time().saturating_sub(cpu));
+                walls.push(start.elapsed());
                 found = report.map_or(0, |r| r.tests.len());
             }
             let time = median(samples);
+            let wall = median(walls).as_secs_f64() * 1000.0;
             let ms = time.as_secs_f64() * 1000.0;
             let per_k = ms / (lines as f64 / 1000.0);
             per_line.push(per_k);
             let ratio = per_line.first().map_or(1.0, |first| per_k / first);
             println!(
-                "| {} | {found} | {lines} | {:.1} | {ms:.1} | {per_k:.3} | {ratio:.2} |",
+                "| {} | {found} | {lines} | {:.1} | {ms:.1} | {wall:.1} | {per_k:.3} | {ratio:.2} |",
                 shape.name,
                 text.len() as f64 / (1 << 20) as f64,
             );

@@ -268,7 +268,10 @@ impl Tap {
             return None;
         }
         self.end_stream();
-        self.builder.drop_containers(" > ");
+        if !self.flat {
+            // Only subtest paths nest; tape's names never contain one another.
+            self.builder.drop_containers(" > ");
+        }
         let signal = if self.totals {
             let moved = self.directive_results.min(self.counts.passed);
             self.builder.add_summary(Counts {
