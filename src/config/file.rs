@@ -54,6 +54,8 @@ pub struct FileConfig {
     pub budget: Option<BudgetFile>,
     /// Prompt template overrides.
     pub prompts: Option<PromptsFile>,
+    /// Who may start efix with a `/efix <command>` comment.
+    pub trigger: Option<TriggerFile>,
 }
 
 /// `openai:` section.
@@ -221,6 +223,21 @@ pub struct PromptsFile {
     pub plan: Option<String>,
     /// Path of a template replacing the built-in fix prompt, relative to the repository root.
     pub fix: Option<String>,
+}
+
+/// `trigger:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `trigger` keys"
+)]
+pub struct TriggerFile {
+    /// `author_association` values (as GitHub spells them: `OWNER`, `MEMBER`, `COLLABORATOR`,
+    /// `CONTRIBUTOR`, `FIRST_TIME_CONTRIBUTOR`, `FIRST_TIMER`, `MANNEQUIN`, `NONE`) whose
+    /// `/efix` comments are considered. Default `OWNER MEMBER COLLABORATOR`. The commenter must
+    /// also have write, maintain or admin permission on the repository, whatever this says.
+    pub allowed_associations: Option<StringList>,
 }
 
 /// The `version` key: only [`CONFIG_VERSION`] is accepted, so a file written for a future

@@ -80,6 +80,13 @@ pub struct TestConfig {
     pub required_suites: Vec<String>,
 }
 
+/// Who may trigger a run by a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerConfig {
+    /// `author_association` values whose `/efix` comments are considered (upper case).
+    pub allowed_associations: Vec<String>,
+}
+
 /// Prompt template overrides, already joined with the repository root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptOverrides {
@@ -118,6 +125,7 @@ pub struct Config {
     /// Timeout of the whole run.
     pub run_timeout: Duration,
     pub prompt_overrides: PromptOverrides,
+    pub trigger: TriggerConfig,
     pub patch: PatchPolicy,
     pub runner: RunnerSettings,
 }
