@@ -19,7 +19,7 @@ mod run;
 pub mod signals;
 pub mod verify;
 
-pub use artifacts::{ARTIFACT_FILES, RunSummary};
+pub use artifacts::{ARTIFACT_FILES, ArtifactMismatch, RunSummary, mismatches, rendered};
 pub use checkpoint::{Checkpoint, EngineSpec};
 pub use run::{RunOptions, run};
 
