@@ -17,7 +17,7 @@ use super::commit::{self, BranchUpdate};
 use super::event::{Event, GithubEnv};
 use super::gate::code_span;
 use super::github::Github;
-use super::pull::{self, Link, PullContent, PullRequest};
+use super::pull::{self, Comment, PullContent, PullRequest};
 use crate::evidence::{self, Evidence, Status};
 use crate::git::Repo;
 use crate::patch::PatchPolicy;
@@ -56,7 +56,7 @@ pub struct Report {
     /// `created` or `moved`.
     pub branch_update: Option<&'static str>,
     pub pull_request: Option<PullRequest>,
-    pub comment: Option<Link>,
+    pub comment: Option<Comment>,
     /// Why nothing (or only part) was published, when that is so.
     pub note: Option<String>,
     /// With `--dry-run`: every request a real publish would send, in order.
@@ -150,12 +150,15 @@ pub(crate) fn publish(
             let sha = commit::create_commit(&mut github, base_commit, &changes, &message)?;
             let update = commit::set_branch(&mut github, &branch, &sha)?;
             reporter.info(&format!(
-                "{} {branch} at {sha} ({} files, parent {base_commit})",
+                "{} {branch} at {sha} ({} changed, parent {base_commit})",
                 match update {
                     BranchUpdate::Created => "created",
                     BranchUpdate::Moved => "moved",
                 },
-                changes.len()
+                match changes.len() {
+                    1 => "1 file".to_owned(),
+                    n => format!("{n} files"),
+                }
             ));
             reporter.end_phase();
             reporter.phase("publish: pull request");

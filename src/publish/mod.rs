@@ -28,7 +28,7 @@ pub use deliver::{Options, Report};
 pub use error::PublishError;
 pub use event::{Event, GithubEnv};
 pub use gate::{Inputs, Refusal, Verdict};
-pub use pull::{Link, PullRequest};
+pub use pull::{Comment, PullRequest};
 
 use crate::config::Config;
 use crate::evidence::Evidence;

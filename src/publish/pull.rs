@@ -8,12 +8,11 @@ use super::PublishError;
 use super::api::Op;
 use super::github::{Github, number_at, text_at};
 
-/// A pull request or comment GitHub made, by number or id and address.
+/// A comment GitHub made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct Link {
-    /// Pull request number, or comment id.
-    pub number: u64,
+pub struct Comment {
+    pub id: u64,
     pub url: String,
 }
 
@@ -92,13 +91,13 @@ pub(crate) fn comment(
     github: &mut Github<'_>,
     issue: u64,
     body: &str,
-) -> Result<Link, PublishError> {
+) -> Result<Comment, PublishError> {
     let request = github
         .request(Op::CreateComment, &[&issue.to_string()])
         .body(json!({"body": body}));
     let answer = github.call(request.clone())?;
-    Ok(Link {
-        number: number_at(&answer, "/id", &request)?,
+    Ok(Comment {
+        id: number_at(&answer, "/id", &request)?,
         url: text_at(&answer, "/html_url", &request)?,
     })
 }

@@ -13,9 +13,14 @@ pub struct Efix {
 impl Efix {
     pub fn new() -> Efix {
         let mut command = Command::new(env!("CARGO_BIN_EXE_efix"));
-        command.env_remove("GITHUB_ACTIONS").env_remove("EFIX_LOG");
+        command.env_remove("EFIX_LOG");
+        // The caller's own CI context (GITHUB_*), proxies and efix settings must not leak in.
         for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("EFIX_") {
+            let text = name.to_string_lossy().to_ascii_uppercase();
+            if text.starts_with("EFIX_")
+                || text.starts_with("GITHUB_")
+                || ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"].contains(&text.as_str())
+            {
                 command.env_remove(name);
             }
         }

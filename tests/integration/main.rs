@@ -7,11 +7,15 @@
 )]
 
 mod harness;
+mod http;
 
 mod cli;
 mod demo;
 mod ecosystems;
+mod github_api;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
+mod publish;
 mod runner;
+mod trigger;
