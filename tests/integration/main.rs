@@ -9,10 +9,12 @@
 mod harness;
 mod http;
 
+mod action;
 mod cli;
 mod demo;
 mod ecosystems;
 mod github_api;
+mod install;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
