@@ -317,3 +317,60 @@ fn the_summary_step_shows_the_rendered_body_or_why_there_is_none() {
         "## efix: refused\n\nefix exited with code 4 before writing evidence; the log of the \"Run efix\" step says why.\n"
     );
 }
+
+#[test]
+fn every_workflow_has_minimal_permissions_a_concurrency_group_pinned_actions_and_no_persisted_credentials()
+ {
+    let mut checked = Vec::new();
+    for dir in [".github/workflows", "examples/workflows"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let workflow: Value = yaml_serde::from_str(&text).unwrap();
+            let name = path.display().to_string();
+            assert!(
+                workflow.get("permissions").is_some(),
+                "{name}: no permissions"
+            );
+            assert!(
+                workflow.get("concurrency").is_some(),
+                "{name}: no concurrency"
+            );
+            for (job_name, job) in workflow["jobs"].as_object().unwrap() {
+                for step in job["steps"].as_array().unwrap() {
+                    let Some(uses) = step.get("uses").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let (action, reference) = uses.split_once('@').unwrap();
+                    let pinned =
+                        reference.len() == 40 && reference.chars().all(|c| c.is_ascii_hexdigit());
+                    // The examples call efix itself by release tag, for the user to pin.
+                    let efix_template = dir == "examples/workflows" && action == "OWNER/efix";
+                    assert!(
+                        pinned || efix_template,
+                        "{name} {job_name}: {uses} is not pinned"
+                    );
+                    if action == "actions/checkout" {
+                        assert_eq!(
+                            step["with"]["persist-credentials"],
+                            Value::Bool(false),
+                            "{name} {job_name}"
+                        );
+                    }
+                }
+            }
+            checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    checked.sort();
+    assert_eq!(
+        checked,
+        [
+            "ci.yml",
+            "efix-comment.yml",
+            "efix-dispatch.yml",
+            "efix-on-ci-failure.yml",
+            "release.yml"
+        ]
+    );
+}
