@@ -108,6 +108,15 @@ fn fallback(inputs: &Inputs<'_>, event: &str) -> Result<String, PublishError> {
         })
 }
 
+/// The API, which this check cannot do without.
+fn need_api<'g, 't>(
+    github: Option<&'g mut Github<'t>>,
+) -> Result<&'g mut Github<'t>, PublishError> {
+    github.ok_or_else(|| PublishError::NoToken {
+        name: "GITHUB_TOKEN".to_owned(),
+    })
+}
+
 fn silent(reason: String) -> Verdict {
     Verdict::Refuse(Refusal {
         reason,
@@ -169,11 +178,7 @@ fn check_comment(
             ),
         ));
     }
-    let Some(github) = github else {
-        return Err(PublishError::NoToken {
-            name: "GITHUB_TOKEN".to_owned(),
-        });
-    };
+    let github = need_api(github)?;
     if comment.on_pull_request {
         let request = github.request(Op::GetPull, &[&comment.issue.to_string()]);
         let pull = github.call(request)?;
@@ -272,11 +277,7 @@ fn check_workflow_run(
             acknowledge: None,
         });
     }
-    let Some(github) = github else {
-        return Err(PublishError::NoToken {
-            name: "GITHUB_TOKEN".to_owned(),
-        });
-    };
+    let github = need_api(github)?;
     let request = github
         .request(Op::ListJobs, &[&run.id.to_string()])
         .query("filter", "latest")

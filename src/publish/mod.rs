@@ -58,37 +58,34 @@ pub fn publish(
     connection: Connection,
     reporter: &Reporter,
 ) -> Result<Report, PublishError> {
-    match connection {
-        Connection::Token(token) => {
-            let mut client = client::Client::new(&env.api_url, token, &config.runner.secrets)?;
-            deliver::publish(
-                options,
-                evidence,
-                evidence_json,
-                &config.patch,
-                env,
-                event,
-                &mut client,
-                reporter,
-            )
-        }
-        Connection::DryRun => {
-            let mut recorder = dry_run::DryRun::default();
-            let mut report = deliver::publish(
-                options,
-                evidence,
-                evidence_json,
-                &config.patch,
-                env,
-                event,
-                &mut recorder,
-                reporter,
-            )?;
-            report.dry_run = true;
-            report.requests = recorder.requests;
-            Ok(report)
-        }
+    let mut recorder = dry_run::DryRun::default();
+    let mut client = match connection {
+        Connection::Token(token) => Some(client::Client::new(
+            &env.api_url,
+            token,
+            &config.runner.secrets,
+        )?),
+        Connection::DryRun => None,
+    };
+    let transport: &mut dyn api::Transport = match client.as_mut() {
+        Some(client) => client,
+        None => &mut recorder,
+    };
+    let mut report = deliver::publish(
+        options,
+        evidence,
+        evidence_json,
+        &config.patch,
+        env,
+        event,
+        transport,
+        reporter,
+    )?;
+    if client.is_none() {
+        report.dry_run = true;
+        report.requests = recorder.requests;
     }
+    Ok(report)
 }
 
 /// The trigger checks of `efix run --from-event`. `token` is needed for comments and for a

@@ -113,10 +113,7 @@ fn a_configured_association_lets_a_contributor_with_write_permission_in() {
         "version: 1\ntrigger:\n  allowed-associations: [CONTRIBUTOR]\ncommands:\n  allow: [python3]\n",
     )]);
     let github = FakeGithub::start(&repo.root);
-    github.state().permissions.insert(
-        "drive-by".to_owned(),
-        ("write".to_owned(), "write".to_owned()),
-    );
+    github.grant("drive-by", "write");
     // The comment asks for cargo, which this configuration does not allow: the answer says so.
     from_event(
         &repo,
@@ -177,10 +174,7 @@ fn a_comment_on_a_pull_request_from_a_fork_never_runs_the_fork() {
         .state()
         .foreign_pulls
         .insert(8, "mallory/demo".to_owned());
-    github.state().permissions.insert(
-        "octocat".to_owned(),
-        ("admin".to_owned(), "admin".to_owned()),
-    );
+    github.grant("octocat", "admin");
     from_event(
         &repo,
         &github,
@@ -204,10 +198,7 @@ fn a_comment_on_a_pull_request_from_a_fork_never_runs_the_fork() {
 fn a_shell_in_a_comment_is_refused_by_the_command_policy_with_an_answer() {
     let repo = plain_repo();
     let github = FakeGithub::start(&repo.root);
-    github.state().permissions.insert(
-        "octocat".to_owned(),
-        ("admin".to_owned(), "admin".to_owned()),
-    );
+    github.grant("octocat", "admin");
     from_event(&repo, &github, "issue_comment", "issue_comment_shell.json")
         .run()
         .expect_code(4);
@@ -219,10 +210,7 @@ fn a_shell_in_a_comment_is_refused_by_the_command_policy_with_an_answer() {
 fn a_bare_efix_comment_without_a_step_command_is_answered() {
     let repo = plain_repo();
     let github = FakeGithub::start(&repo.root);
-    github.state().permissions.insert(
-        "octocat".to_owned(),
-        ("admin".to_owned(), "admin".to_owned()),
-    );
+    github.grant("octocat", "admin");
     from_event(&repo, &github, "issue_comment", "issue_comment_bare.json")
         .run()
         .expect_code(4);
@@ -233,10 +221,7 @@ fn a_bare_efix_comment_without_a_step_command_is_answered() {
 fn shell_metacharacters_in_a_comment_reach_the_runner_as_plain_words() {
     let repo = Repo::demo();
     let github = FakeGithub::start(&repo.root);
-    github.state().permissions.insert(
-        "octocat".to_owned(),
-        ("admin".to_owned(), "admin".to_owned()),
-    );
+    github.grant("octocat", "admin");
     // cargo runs with the words as test filters; no test matches, so nothing reproduces.
     from_event(
         &repo,

@@ -135,6 +135,14 @@ impl FakeGithub {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Give `login` this permission (and role) on the repository.
+    pub fn grant(&self, login: &str, permission: &str) {
+        self.state().permissions.insert(
+            login.to_owned(),
+            (permission.to_owned(), permission.to_owned()),
+        );
+    }
+
     /// Answer the next matching request with `response` instead.
     pub fn script(&self, method: &'static str, path_suffix: &str, response: HttpResponse) {
         self.state().scripted.push_back(Scripted {
@@ -241,21 +249,7 @@ fn handle(state: &mut State, openapi: &OpenApi, request: HttpRequest) -> HttpRes
             header("x-github-api-version")
         ));
     }
-    let matched = match checked {
-        Ok(matched) => matched,
-        Err(errors) => {
-            problems.extend(errors);
-            let text = format!(
-                "{} {}: {}",
-                request.method,
-                request.path,
-                problems.join("; ")
-            );
-            state.problems.push(text.clone());
-            return invalid(&text);
-        }
-    };
-    if !problems.is_empty() {
+    let reject = |state: &mut State, problems: Vec<String>, status: u16| {
         let text = format!(
             "{} {}: {}",
             request.method,
@@ -263,7 +257,17 @@ fn handle(state: &mut State, openapi: &OpenApi, request: HttpRequest) -> HttpRes
             problems.join("; ")
         );
         state.problems.push(text.clone());
-        return HttpResponse::json(400, &json!({"message": text}));
+        HttpResponse::json(status, &json!({"message": text}))
+    };
+    let matched = match checked {
+        Ok(matched) => matched,
+        Err(errors) => {
+            problems.extend(errors);
+            return reject(state, problems, 422);
+        }
+    };
+    if !problems.is_empty() {
+        return reject(state, problems, 400);
     }
     if header("authorization") != format!("Bearer {TOKEN}") {
         return HttpResponse::json(401, &json!({"message": "Bad credentials"}));
