@@ -195,26 +195,20 @@ fn a_comment_on_a_pull_request_from_a_fork_never_runs_the_fork() {
 }
 
 #[test]
-fn a_shell_in_a_comment_is_refused_by_the_command_policy_with_an_answer() {
-    let repo = plain_repo();
-    let github = FakeGithub::start(&repo.root);
-    github.grant("octocat", "admin");
-    from_event(&repo, &github, "issue_comment", "issue_comment_shell.json")
-        .run()
-        .expect_code(4);
-    insta::assert_snapshot!("refused_shell_comment", github.state().comments[0].1);
-    nothing_ran(&repo);
-}
-
-#[test]
-fn a_bare_efix_comment_without_a_step_command_is_answered() {
-    let repo = plain_repo();
-    let github = FakeGithub::start(&repo.root);
-    github.grant("octocat", "admin");
-    from_event(&repo, &github, "issue_comment", "issue_comment_bare.json")
-        .run()
-        .expect_code(4);
-    insta::assert_snapshot!("refused_no_command_comment", github.state().comments[0].1);
+fn a_shell_or_no_command_in_an_accepted_comment_is_refused_with_an_answer() {
+    for (fixture, snapshot) in [
+        ("issue_comment_shell.json", "refused_shell_comment"),
+        ("issue_comment_bare.json", "refused_no_command_comment"),
+    ] {
+        let repo = plain_repo();
+        let github = FakeGithub::start(&repo.root);
+        github.grant("octocat", "admin");
+        from_event(&repo, &github, "issue_comment", fixture)
+            .run()
+            .expect_code(4);
+        insta::assert_snapshot!(snapshot, github.state().comments[0].1);
+        nothing_ran(&repo);
+    }
 }
 
 #[test]
