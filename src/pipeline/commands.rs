@@ -9,7 +9,7 @@ use crate::runner::{self, CommandSpec};
 use crate::testreport;
 
 use super::PipelineError;
-use super::run::Ctx;
+use super::ctx::Ctx;
 
 /// Commands shorter than this are not started when the budget is nearly spent.
 const MIN_COMMAND_TIME: Duration = Duration::from_millis(200);

@@ -8,7 +8,7 @@ use crate::exit::ExitStatus;
 use crate::testreport::TestStatus;
 
 use super::PipelineError;
-use super::run::Ctx;
+use super::ctx::Ctx;
 
 /// The runner's convention for a program that could not be found.
 const NOT_FOUND_EXIT: i32 = 127;
