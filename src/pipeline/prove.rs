@@ -115,12 +115,18 @@ fn judge(
             record,
         ));
     }
-    let derived = evidence.request.derived_suite.as_deref();
+    // The derived suite, or the narrower one that replaced it when it was over budget.
+    let narrowed = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.narrowed.as_ref())
+        .and_then(|n| n.narrowed.as_deref());
+    let derived = [evidence.request.derived_suite.as_deref(), narrowed];
     for (i, id) in fixed_suites.iter().enumerate() {
         let Some(record) = evidence.command(*id) else {
             continue;
         };
-        let is_derived = derived == Some(record.command.as_str());
+        let is_derived = derived.contains(&Some(record.command.as_str()));
         let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
         let ok = if is_derived {
             // A derived suite may have failures that predate the fix; it must not gain any.

@@ -15,3 +15,4 @@ mod patch;
 mod patch_fixtures;
 mod pipeline;
 mod runner;
+mod suites;
