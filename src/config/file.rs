@@ -109,6 +109,11 @@ pub struct TestFile {
     /// Commands that must pass after the fix, e.g. `cargo test`. Default none; `--suite` on the
     /// command line replaces this list.
     pub required_suites: Option<StringList>,
+    /// With no suite configured, efix runs the whole suite of the reproduction's runner
+    /// (`pytest` for `pytest tests/a.py::t`) before and after the fix. When that suite's run
+    /// before the fix takes longer than this, efix narrows it to the reproduction's files or
+    /// targets and says so in the PR title and body. Default 600000 (10 minutes).
+    pub suite_budget_ms: Option<Millis>,
 }
 
 /// `diff:` section.

@@ -78,6 +78,8 @@ pub struct TestConfig {
     pub required: bool,
     /// Suites that must pass after the fix (command strings).
     pub required_suites: Vec<String>,
+    /// Longest baseline run of the derived whole suite before it is narrowed.
+    pub suite_budget: Duration,
 }
 
 /// Who may trigger a run by a comment.

@@ -51,6 +51,8 @@ pub const DEFAULT_OPENAI_MAX_RETRIES: u32 = 2;
 pub const DEFAULT_ACP_TIMEOUT: Duration = Duration::from_millis(600_000);
 /// A regression test is required by default: an unproven fix is not a fix.
 pub const DEFAULT_TEST_REQUIRED: bool = true;
+/// `test.suite-budget-ms`: the derived whole suite's baseline may take 10 minutes.
+pub const DEFAULT_SUITE_BUDGET: Duration = Duration::from_millis(600_000);
 /// Default maximum number of changed files.
 pub const DEFAULT_MAX_FILES: u32 = 8;
 /// Default maximum number of changed lines.
@@ -536,9 +538,17 @@ impl Config {
                 &suites.origin,
             )?;
         }
+        let suite_budget = layers.file(millis(test.suite_budget_ms), DEFAULT_SUITE_BUDGET);
+        let suite_budget = check_duration(
+            "test.suite-budget-ms",
+            &suite_budget,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
         let test = TestConfig {
             required: layers.file(test.required, DEFAULT_TEST_REQUIRED).value,
             required_suites: suites.value,
+            suite_budget,
         };
 
         let allow = layers.file(list(commands.allow), owned(DEFAULT_ALLOW));

@@ -20,4 +20,5 @@ mod patch_fixtures;
 mod pipeline;
 mod publish;
 mod runner;
+mod suites;
 mod trigger;

@@ -482,3 +482,29 @@ fn without_a_token_publish_exits_2_and_says_where_the_token_goes() {
         .expect_code(2);
     insta::assert_snapshot!("no_token", result.stderr());
 }
+
+#[test]
+fn the_token_never_reaches_a_message_even_when_github_echoes_it() {
+    let run = proven();
+    let github = FakeGithub::start(&run.repo.root);
+    github.script(
+        "POST",
+        "/git/blobs",
+        HttpResponse::json(
+            422,
+            &json!({"message": format!("Invalid request: token {TOKEN} is not allowed here")}),
+        ),
+    );
+    let result = in_actions(publish(run, &run.artifacts), &github, None)
+        .run()
+        .expect_code(1);
+    assert!(!result.stderr().contains(TOKEN), "{}", result.stderr());
+    assert!(!result.stdout().contains(TOKEN));
+    assert!(
+        result
+            .stderr()
+            .contains("Invalid request: token [REDACTED:"),
+        "{}",
+        result.stderr()
+    );
+}
