@@ -16,6 +16,10 @@ const PR_DIFF_MAX_BYTES: usize = 60_000;
 /// The PR title.
 pub fn render_pr_title(evidence: &Evidence) -> String {
     match evidence.result.status {
+        Status::Fixed if narrowing(evidence).is_some() => format!(
+            "efix: make `{}` pass (proof on a narrowed suite)",
+            one_line(&evidence.request.command)
+        ),
         Status::Fixed => format!("efix: make `{}` pass", one_line(&evidence.request.command)),
         _ => format!(
             "efix: no proven fix for `{}`",
@@ -221,7 +225,39 @@ fn summary(out: &mut String, evidence: &Evidence) {
     if evidence.request.dry_run {
         out.push_str("\nThis was a dry run: the change was not left applied.\n");
     }
+    if let Some(narrowing) = narrowing(evidence) {
+        let budget = duration(narrowing.budget_ms);
+        let _ = match &narrowing.narrowed {
+            Some(narrow) => writeln!(
+                out,
+                "\n**The proof covers a narrowed suite:** `{}` instead of the whole suite `{}`, \
+                 whose run before the fix (#{}) took longer than the suite budget of {budget} \
+                 (`test.suite-budget-ms`). Left out: the tests of `{}` that `{}` does not run.",
+                one_line(narrow),
+                one_line(&narrowing.whole),
+                narrowing.baseline,
+                one_line(&narrowing.whole),
+                one_line(narrow),
+            ),
+            None => writeln!(
+                out,
+                "\n**The proof covers a narrowed suite:** only the reproduction; the whole suite \
+                 `{}` was left out, because its run before the fix (#{}) took longer than the \
+                 suite budget of {budget} (`test.suite-budget-ms`).",
+                one_line(&narrowing.whole),
+                narrowing.baseline,
+            ),
+        };
+    }
     out.push('\n');
+}
+
+/// The narrowing of the derived suite, when the proof covers less than the whole suite.
+fn narrowing(evidence: &Evidence) -> Option<&Narrowing> {
+    evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.narrowed.as_ref())
 }
 
 fn reproduction(out: &mut String, evidence: &Evidence) {

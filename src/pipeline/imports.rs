@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::localize::Candidate;
-use crate::policy::tests::is_test_path;
+use crate::policy::test_integrity::is_test_path;
 
 /// Test files whose imports are followed.
 const MAX_TEST_FILES: usize = 3;

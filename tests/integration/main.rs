@@ -7,11 +7,18 @@
 )]
 
 mod harness;
+mod http;
 
+mod action;
 mod cli;
 mod demo;
 mod ecosystems;
+mod github_api;
+mod install;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
+mod publish;
 mod runner;
+mod suites;
+mod trigger;
