@@ -608,11 +608,15 @@ fn duration_cell(record: &CommandRecord) -> String {
         .unwrap_or_else(|| "–".to_owned())
 }
 
+fn tests_text(record: &CommandRecord) -> String {
+    results_text(record.tests.as_ref(), record.outcome.is_some())
+}
+
 /// The test results of a command in words (see `TestReport::counts_text`), or why there are
 /// none: the command did not run, or its output is of no runner efix reads.
-fn tests_text(record: &CommandRecord) -> String {
-    match &record.tests {
-        None if record.outcome.is_some() => "test results not recognised".to_owned(),
+fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> String {
+    match tests {
+        None if ran => "test results not recognised".to_owned(),
         None => "–".to_owned(),
         Some(t) => match t.counts_text() {
             text if text == crate::testreport::NO_TEST_RAN => text,
@@ -747,56 +751,24 @@ mod tests {
         assert_eq!(fenced("plain\n", "diff"), "```diff\nplain\n```\n");
     }
 
-    fn record(stdout: &str, ran: bool) -> CommandRecord {
-        let outcome = ran.then(|| Outcome {
-            argv: vec!["t".to_owned()],
-            exit_code: Some(1),
-            signal: None,
-            timed_out: false,
-            duration_ms: 5,
-            stdout: stdout.to_owned(),
-            stderr: String::new(),
-            stdout_bytes: stdout.len() as u64,
-            stderr_bytes: 0,
-            truncated: false,
-            redactions: Default::default(),
-            sandbox: Default::default(),
-        });
-        CommandRecord {
-            id: 0,
-            phase: Phase::Reproduce,
-            purpose: Purpose::Reproduction,
-            round: None,
-            command: "t".to_owned(),
-            policy: PolicyDecision::allowed(),
-            tests: crate::testreport::parse(stdout, ""),
-            outcome,
-        }
-    }
-
     #[test]
     fn test_results_are_told_in_words_never_as_zero_counts_of_a_run_that_printed_results() {
-        let go_failures_only = "--- FAIL: TestParse (0.00s)\n    parse_test.go:9: got 2\nFAIL\n\
-                                FAIL\texample.com/parse\t0.004s\n";
-        let pytest_collection_error = "ERROR tests/test_a.py\n1 error in 0.05s\n";
-        let texts: Vec<String> = [
-            record(go_failures_only, true),
-            record(pytest_collection_error, true),
-            record("make: *** [test] Error 1\n", true),
-            record("", false),
-        ]
-        .iter()
-        .map(tests_text)
-        .collect();
-        assert_eq!(
-            texts,
-            vec![
-                "1 failed; passing tests not listed (go)",
-                "0 passed, 1 error (pytest)",
-                "test results not recognised",
-                "–",
-            ]
-        );
+        let parsed = |out: &str| crate::testreport::parse(out, "");
+        let go = parsed("--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/parse\t0.004s\n");
+        let pytest = parsed("ERROR tests/test_a.py\n1 error in 0.05s\n");
+        let texts = [
+            results_text(go.as_ref(), true),
+            results_text(pytest.as_ref(), true),
+            results_text(None, true),
+            results_text(None, false),
+        ];
+        let expected = [
+            "1 failed; passing tests not listed (go)",
+            "0 passed, 1 error (pytest)",
+            "test results not recognised",
+            "–",
+        ];
+        assert_eq!(texts, expected);
     }
 
     #[test]
