@@ -240,7 +240,7 @@ fn failing(report: Option<&TestReport>) -> Vec<String> {
 fn describe(succeeded: bool, tests: Option<&TestReport>) -> String {
     let status = if succeeded { "passed" } else { "failed" };
     match tests {
-        Some(t) => format!("{status} ({} passed, {} failed)", t.passed, t.failed),
+        Some(t) => format!("{status} ({})", t.counts_text()),
         None => status.to_owned(),
     }
 }
