@@ -54,6 +54,8 @@ pub struct FileConfig {
     pub budget: Option<BudgetFile>,
     /// Prompt template overrides.
     pub prompts: Option<PromptsFile>,
+    /// Who may start efix with a `/efix <command>` comment.
+    pub trigger: Option<TriggerFile>,
 }
 
 /// `openai:` section.
@@ -107,6 +109,11 @@ pub struct TestFile {
     /// Commands that must pass after the fix, e.g. `cargo test`. Default none; `--suite` on the
     /// command line replaces this list.
     pub required_suites: Option<StringList>,
+    /// With no suite configured, efix runs the whole suite of the reproduction's runner
+    /// (`pytest` for `pytest tests/a.py::t`) before and after the fix. When that suite's run
+    /// before the fix takes longer than this, efix narrows it to the reproduction's files or
+    /// targets and says so in the PR title and body. Default 600000 (10 minutes).
+    pub suite_budget_ms: Option<Millis>,
 }
 
 /// `diff:` section.
@@ -221,6 +228,21 @@ pub struct PromptsFile {
     pub plan: Option<String>,
     /// Path of a template replacing the built-in fix prompt, relative to the repository root.
     pub fix: Option<String>,
+}
+
+/// `trigger:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `trigger` keys"
+)]
+pub struct TriggerFile {
+    /// `author_association` values (as GitHub spells them: `OWNER`, `MEMBER`, `COLLABORATOR`,
+    /// `CONTRIBUTOR`, `FIRST_TIME_CONTRIBUTOR`, `FIRST_TIMER`, `MANNEQUIN`, `NONE`) whose
+    /// `/efix` comments are considered. Default `OWNER MEMBER COLLABORATOR`. The commenter must
+    /// also have write, maintain or admin permission on the repository, whatever this says.
+    pub allowed_associations: Option<StringList>,
 }
 
 /// The `version` key: only [`CONFIG_VERSION`] is accepted, so a file written for a future

@@ -15,11 +15,13 @@ mod summary;
 pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile, Version,
-    schema_json,
+    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile,
+    TriggerFile, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
-pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+pub use model::{
+    Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig, TriggerConfig,
+};
 pub use summary::check_summary;
 
 #[cfg(test)]

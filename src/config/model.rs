@@ -78,6 +78,15 @@ pub struct TestConfig {
     pub required: bool,
     /// Suites that must pass after the fix (command strings).
     pub required_suites: Vec<String>,
+    /// Longest baseline run of the derived whole suite before it is narrowed.
+    pub suite_budget: Duration,
+}
+
+/// Who may trigger a run by a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerConfig {
+    /// `author_association` values whose `/efix` comments are considered (upper case).
+    pub allowed_associations: Vec<String>,
 }
 
 /// Prompt template overrides, already joined with the repository root.
@@ -118,6 +127,7 @@ pub struct Config {
     /// Timeout of the whole run.
     pub run_timeout: Duration,
     pub prompt_overrides: PromptOverrides,
+    pub trigger: TriggerConfig,
     pub patch: PatchPolicy,
     pub runner: RunnerSettings,
 }

@@ -29,7 +29,9 @@ use std::time::Duration;
 
 use super::error::{ConfigError, Origin};
 use super::file::{FileConfig, StringList};
-use super::model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+use super::model::{
+    Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig, TriggerConfig,
+};
 use crate::patch::PatchPolicy;
 use crate::runner::{RunnerSettings, Secret, child_env};
 
@@ -49,6 +51,8 @@ pub const DEFAULT_OPENAI_MAX_RETRIES: u32 = 2;
 pub const DEFAULT_ACP_TIMEOUT: Duration = Duration::from_millis(600_000);
 /// A regression test is required by default: an unproven fix is not a fix.
 pub const DEFAULT_TEST_REQUIRED: bool = true;
+/// `test.suite-budget-ms`: the derived whole suite's baseline may take 10 minutes.
+pub const DEFAULT_SUITE_BUDGET: Duration = Duration::from_millis(600_000);
 /// Default maximum number of changed files.
 pub const DEFAULT_MAX_FILES: u32 = 8;
 /// Default maximum number of changed lines.
@@ -80,6 +84,22 @@ pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_millis(1_800_000);
 pub const DEFAULT_OUTPUT_HEAD_BYTES: u64 = 64 * 1024;
 /// Default bytes kept from the end of each output stream (test summaries are at the end).
 pub const DEFAULT_OUTPUT_TAIL_BYTES: u64 = 256 * 1024;
+
+/// Whose `/efix` comments are considered by default: people GitHub already lists as the
+/// repository's owner, organization members and collaborators (the permission check with the
+/// API comes on top).
+pub const DEFAULT_ALLOWED_ASSOCIATIONS: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
+/// Every `author_association` value GitHub sends.
+pub const AUTHOR_ASSOCIATIONS: &[&str] = &[
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIMER",
+    "FIRST_TIME_CONTRIBUTOR",
+    "MANNEQUIN",
+    "MEMBER",
+    "NONE",
+    "OWNER",
+];
 
 /// Longest accepted timeout (commands, requests, the run): a day.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -341,6 +361,31 @@ fn check_command(key: &str, command: &str, origin: &Origin) -> Result<(), Config
         .map_err(|refusal| out_of_range(key, origin, refusal.message))
 }
 
+/// Association names are compared in GitHub's upper case; a name GitHub never sends is a typo
+/// that would silently lock everyone out (or in), so it is an error.
+fn check_associations(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    picked
+        .value
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let upper = name.trim().to_ascii_uppercase();
+            if AUTHOR_ASSOCIATIONS.contains(&upper.as_str()) {
+                Ok(upper)
+            } else {
+                Err(out_of_range(
+                    &format!("{key}[{index}]"),
+                    &picked.origin,
+                    format!(
+                        "{name:?} is not an author association; expected one of {}",
+                        AUTHOR_ASSOCIATIONS.join(", ")
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
+
 /// A trailing slash is dropped so engines can append `/chat/completions` without doubling it.
 fn check_url(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
     let url = picked.value.trim_end_matches('/');
@@ -401,6 +446,7 @@ impl Config {
         let paths = file.paths.unwrap_or_default();
         let budget = file.budget.unwrap_or_default();
         let prompts = file.prompts.unwrap_or_default();
+        let trigger = file.trigger.unwrap_or_default();
 
         let env_engine = match layers.env_text(ENV_ENGINE)? {
             Some((text, name)) => Some((
@@ -492,9 +538,17 @@ impl Config {
                 &suites.origin,
             )?;
         }
+        let suite_budget = layers.file(millis(test.suite_budget_ms), DEFAULT_SUITE_BUDGET);
+        let suite_budget = check_duration(
+            "test.suite-budget-ms",
+            &suite_budget,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
         let test = TestConfig {
             required: layers.file(test.required, DEFAULT_TEST_REQUIRED).value,
             required_suites: suites.value,
+            suite_budget,
         };
 
         let allow = layers.file(list(commands.allow), owned(DEFAULT_ALLOW));
@@ -598,6 +652,17 @@ impl Config {
             )?,
         };
 
+        let associations = layers.file(
+            list(trigger.allowed_associations),
+            owned(DEFAULT_ALLOWED_ASSOCIATIONS),
+        );
+        let trigger = TriggerConfig {
+            allowed_associations: check_associations(
+                "trigger.allowed-associations",
+                &associations,
+            )?,
+        };
+
         let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
         let secrets = secrets(&redact, env);
         let runner = RunnerSettings {
@@ -623,6 +688,7 @@ impl Config {
             max_rounds,
             run_timeout,
             prompt_overrides,
+            trigger,
             patch,
             runner,
         })

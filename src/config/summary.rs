@@ -63,7 +63,15 @@ pub fn check_summary(config: &Config) -> String {
         } else {
             "regression test optional"
         },
-        names(&config.test.required_suites, "none")
+        if config.test.required_suites.is_empty() {
+            format!(
+                "none (the reproduction's whole suite is derived; narrowed when its run takes \
+                 over {})",
+                seconds(config.test.suite_budget)
+            )
+        } else {
+            names(&config.test.required_suites, "none")
+        }
     );
     let secrets_set = config.runner.secrets.len();
     let passed: Vec<String> = config
@@ -165,6 +173,13 @@ pub fn check_summary(config: &Config) -> String {
             ),
         ),
         ("prompts", prompts),
+        (
+            "trigger",
+            format!(
+                "/efix comments from {} with write permission",
+                names(&config.trigger.allowed_associations, "nobody")
+            ),
+        ),
     ];
     for (label, text) in lines {
         // Writing to a String cannot fail.

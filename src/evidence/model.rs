@@ -53,10 +53,18 @@ pub struct RunRequest {
     pub command: String,
     /// Suites that must pass after the fix.
     pub suites: Vec<String>,
-    /// With no suite configured: the reproduction without its test filter, run before and
-    /// after so a fix that breaks a neighbouring test is caught (it must gain no failure).
+    /// With no suite configured: the whole suite of the reproduction's runner (the same
+    /// runner and options without what selects tests), run before and after so a fix that
+    /// breaks another test of the repository is caught (it must gain no failure).
     #[serde(default)]
     pub derived_suite: Option<String>,
+    /// The narrower suite (the reproduction's files or targets) that replaces the derived one
+    /// when its run before the fix exceeds the suite budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrow_suite: Option<String>,
+    /// The suite budget in milliseconds (`test.suite-budget-ms`).
+    #[serde(default)]
+    pub suite_budget_ms: u64,
     /// How many times the reproduction is run to detect flakiness.
     pub repeat: u32,
     pub max_rounds: u32,
@@ -243,6 +251,26 @@ pub struct Reproduction {
     pub flaky: bool,
     /// Tests the runner reported failing.
     pub failing_tests: Vec<String>,
+    /// Set when the derived suite was over budget and the proof covers less.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed: Option<Narrowing>,
+}
+
+/// The derived whole suite ran longer than the suite budget before the fix, so the proof
+/// covers a narrower suite (or only the reproduction).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Narrowing {
+    /// The whole suite that was left out.
+    pub whole: String,
+    /// The suite run instead; `None` when nothing narrower than the whole suite exists and
+    /// only the reproduction is proven.
+    #[serde(default)]
+    pub narrowed: Option<String>,
+    /// Id of the whole suite's baseline run.
+    pub baseline: usize,
+    /// The budget it exceeded, in milliseconds.
+    pub budget_ms: u64,
 }
 
 /// The Localize phase.

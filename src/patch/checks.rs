@@ -9,7 +9,7 @@ use crate::patch::model::{FileAction, FileChange, PatchPolicy};
 use crate::patch::syntax;
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
-use crate::policy::tests::{is_test_path, weakened_tests};
+use crate::policy::test_integrity::{is_test_path, weakened_tests};
 
 /// One file a patch touches, as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::engine::{FixResponse, PlanResponse};
 use crate::evidence::Evidence;
 
 use super::PipelineError;
-use super::run::RunOptions;
+use super::options::{EngineSpec, RunOptions};
 
 /// File name of the checkpoint inside the artifacts directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
@@ -28,17 +28,6 @@ pub enum Stage {
     /// Inside the fix rounds.
     Fixing,
     Finished,
-}
-
-/// How to rebuild the engine for a resumed run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct EngineSpec {
-    /// `openai`, `acp` or `replay`.
-    pub kind: String,
-    /// The replay file, for `replay`.
-    #[serde(default)]
-    pub replay: Option<PathBuf>,
 }
 
 /// The saved state of a run.

@@ -8,10 +8,10 @@ use crate::engine::FixResponse;
 use crate::evidence::CheckRecord;
 use crate::patch::{self, FileChange, PatchReport};
 use crate::policy::Issue;
-use crate::policy::tests::{is_test_path, weakened_tests};
+use crate::policy::test_integrity::{is_test_path, weakened_tests};
 
+use super::ctx::Ctx;
 use super::localize;
-use super::run::Ctx;
 
 pub(crate) fn check(id: &str, passed: bool, detail: &str) -> CheckRecord {
     CheckRecord {

@@ -9,7 +9,7 @@ use crate::runner::{self, CommandSpec};
 use crate::testreport;
 
 use super::PipelineError;
-use super::run::Ctx;
+use super::ctx::Ctx;
 
 /// Commands shorter than this are not started when the budget is nearly spent.
 const MIN_COMMAND_TIME: Duration = Duration::from_millis(200);
@@ -23,6 +23,18 @@ impl Ctx<'_> {
         phase: Phase,
         purpose: Purpose,
         round: Option<u32>,
+    ) -> Result<Option<usize>, PipelineError> {
+        self.run_command_within(command, phase, purpose, round, None)
+    }
+
+    /// [`Ctx::run_command`] with a tighter time limit than the configured command timeout.
+    pub(crate) fn run_command_within(
+        &mut self,
+        command: &str,
+        phase: Phase,
+        purpose: Purpose,
+        round: Option<u32>,
+        limit: Option<Duration>,
     ) -> Result<Option<usize>, PipelineError> {
         if self.stop_reason().is_some() {
             return Ok(None);
@@ -38,7 +50,11 @@ impl Ctx<'_> {
                 let spec = CommandSpec {
                     argv,
                     cwd: self.root.clone(),
-                    timeout: self.config.command_timeout.min(remaining),
+                    timeout: self
+                        .config
+                        .command_timeout
+                        .min(remaining)
+                        .min(limit.unwrap_or(Duration::MAX)),
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
                 let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
@@ -79,7 +95,7 @@ fn progress_line(
         (None, false) => "killed by a signal".to_owned(),
     };
     let tests = tests
-        .map(|t| format!(", {} passed, {} failed ({})", t.passed, t.failed, t.format))
+        .map(|t| format!(", {} ({})", t.counts_text(), t.format))
         .unwrap_or_default();
     format!(
         "{exit} in {}{tests}",

@@ -1,26 +1,20 @@
-//! Fix rounds: engine answer → contract, parse, checks, apply → Prevent → Prove. Every blocking
-//! issue goes back to the engine as feedback for the next round, up to the round limit, with
-//! one extra answer per round for output that breaks the contract.
+//! Fix rounds, each the short sequence answer → apply → Prevent → Prove → decide. Every
+//! blocking issue goes back to the engine as feedback for the next round, up to the round
+//! limit, with one extra answer per round for output that breaks the contract.
 
-use std::collections::BTreeMap;
-
-use crate::engine::{Engine, FixRequest, FixResponse};
-use crate::evidence::{
-    Attempt, CallKind, CommandRecord, EngineCall, Explanation, FinalFix, PatchRecord, Phase,
-    Prevent, Prove, Purpose, Round, RoundVerdict, Status,
-};
+use crate::engine::{Engine, FixResponse};
+use crate::evidence::{Attempt, Explanation, FinalFix, PatchRecord, Round, RoundVerdict, Status};
 use crate::exit::ExitStatus;
 use crate::patch::{self, Mode, PatchOutcome, PatchReport};
 use crate::policy::Issue;
 
+use super::answer::answer;
 use super::checks::{apply_detail, check, policy_checks, summary};
-use super::run::Ctx;
-use super::{PipelineError, localize, prevent, prove};
+use super::ctx::Ctx;
+use super::{PipelineError, prevent, prove};
 
 /// Prefix of the patch contract's rule ids (answers that break it get one retry per round).
 const CONTRACT_RULE_PREFIX: &str = "contract.";
-/// Issues of earlier rounds sent back at most (the newest are kept).
-const MAX_FEEDBACK_ISSUES: usize = 20;
 
 /// Run fix rounds until one is proven or the limit is reached.
 pub(crate) fn rounds(
@@ -123,6 +117,7 @@ fn new_round(number: u32) -> Round {
     }
 }
 
+/// One round: answer → apply → Prevent → Prove → decide.
 fn run_round(
     ctx: &mut Ctx<'_>,
     engine: &mut dyn Engine,
@@ -130,6 +125,32 @@ fn run_round(
     call_index: &mut usize,
 ) -> Result<Round, PipelineError> {
     let mut round = new_round(number);
+    let Some(report) = apply(ctx, engine, &mut round, call_index)? else {
+        return Ok(round);
+    };
+    let Some(tests_only) = prevent::run(ctx, number, &report.changes, &mut round)? else {
+        return Ok(round);
+    };
+    let Some(proof) = prove::run(ctx, number, &report.changes, &mut round)? else {
+        return Ok(round);
+    };
+    let guard_issue = prevent::guard(ctx, &tests_only, &proof, &mut round);
+    let mut issues = proof.issues;
+    issues.extend(guard_issue);
+    decide(ctx, number, &report, round, issues)
+}
+
+/// Ask for answers until one applies (one extra answer when the first breaks the contract),
+/// then run the policy checks on the applied change; record every attempt and check. `None`
+/// when the round ends without an accepted change (its verdict says why; the tree is as it
+/// was).
+fn apply(
+    ctx: &mut Ctx<'_>,
+    engine: &mut dyn Engine,
+    round: &mut Round,
+    call_index: &mut usize,
+) -> Result<Option<PatchReport>, PipelineError> {
+    let number = round.number;
     let mut contract_feedback: Vec<Issue> = Vec::new();
     let (report, response) = loop {
         let answer = answer(ctx, engine, number, *call_index, &contract_feedback);
@@ -140,13 +161,13 @@ fn run_round(
             Err(message) => {
                 round.verdict = RoundVerdict::EngineFailed;
                 round.issues.push(Issue::new("engine.error", message));
-                return Ok(round);
+                return Ok(None);
             }
         };
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         if ctx.stop_reason().is_some() {
             round.verdict = RoundVerdict::Stopped;
-            return Ok(round);
+            return Ok(None);
         }
         let retry = !contract_feedback.is_empty();
         if response.output.trim() == "NO_CHANGE" {
@@ -159,7 +180,7 @@ fn run_round(
                 "the engine answered NO_CHANGE",
             ));
             round.verdict = RoundVerdict::NoChange;
-            return Ok(round);
+            return Ok(None);
         }
         let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Write)?;
         round
@@ -203,7 +224,7 @@ fn run_round(
                     .push(check(id, false, &summary(&report.issues)));
                 round.issues = report.issues.clone();
                 round.verdict = RoundVerdict::Rejected;
-                return Ok(round);
+                return Ok(None);
             }
             PatchOutcome::NoChange => {
                 ctx.restore()?;
@@ -221,7 +242,7 @@ fn run_round(
                     .push(check("patch.apply", false, &summary(&issues)));
                 round.issues = issues;
                 round.verdict = RoundVerdict::Rejected;
-                return Ok(round);
+                return Ok(None);
             }
         }
     };
@@ -238,138 +259,9 @@ fn run_round(
         ctx.restore()?;
         round.issues = policy_issues;
         round.verdict = RoundVerdict::Rejected;
-        return Ok(round);
+        return Ok(None);
     }
-    prove_round(ctx, number, &report, round)
-}
-
-/// The engine's answer for this call: from the checkpoint when a resumed run already paid
-/// for it, else from the engine. Records the call.
-fn answer(
-    ctx: &mut Ctx<'_>,
-    engine: &mut dyn Engine,
-    number: u32,
-    call_index: usize,
-    contract_feedback: &[Issue],
-) -> Result<FixResponse, String> {
-    let request = fix_request(ctx, number, call_index, contract_feedback);
-    let prompt_bytes = request.prompt.len() as u64;
-    if let Some(recorded) = ctx.checkpoint.fix_answers.get(call_index).cloned() {
-        ctx.evidence.engine.calls.push(EngineCall {
-            kind: CallKind::Fix,
-            round: Some(number),
-            prompt_bytes,
-            usage: None,
-            reused: true,
-            error: None,
-        });
-        return Ok(recorded);
-    }
-    match engine.fix(&request) {
-        Ok(reply) => {
-            ctx.evidence.engine.calls.push(EngineCall {
-                kind: CallKind::Fix,
-                round: Some(number),
-                prompt_bytes,
-                usage: reply.usage,
-                reused: false,
-                error: None,
-            });
-            ctx.checkpoint.fix_answers.push(reply.response.clone());
-            Ok(reply.response)
-        }
-        Err(err) => {
-            ctx.evidence.engine.calls.push(EngineCall {
-                kind: CallKind::Fix,
-                round: Some(number),
-                prompt_bytes,
-                usage: None,
-                reused: false,
-                error: Some(err.to_string()),
-            });
-            Err(err.to_string())
-        }
-    }
-}
-
-fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]) -> FixRequest {
-    let localization = ctx.evidence.localization.clone();
-    let excerpts = localization
-        .as_ref()
-        .map(|l| localize::excerpts(ctx, l))
-        .unwrap_or_default();
-    let hypothesis = localization
-        .as_ref()
-        .and_then(|l| l.hypothesis.clone())
-        .unwrap_or_default();
-    let mut feedback: Vec<Issue> = ctx
-        .evidence
-        .rounds
-        .iter()
-        .flat_map(|r| r.issues.iter().cloned())
-        .collect();
-    feedback.extend(contract.iter().cloned());
-    let skip = feedback.len().saturating_sub(MAX_FEEDBACK_ISSUES);
-    let feedback: Vec<Issue> = feedback.into_iter().skip(skip).collect();
-    let failure = localize::failure_text(ctx);
-    let feedback_text = if feedback.is_empty() {
-        String::new()
-    } else {
-        let items: Vec<String> = feedback
-            .iter()
-            .map(|i| {
-                let at = match (&i.path, i.line) {
-                    (Some(p), Some(l)) => format!(" ({p}:{l})"),
-                    (Some(p), None) => format!(" ({p})"),
-                    _ => String::new(),
-                };
-                format!("- [{}]{at} {}", i.rule, i.message)
-            })
-            .collect();
-        format!(
-            "Earlier answers were not accepted. Fix these problems:\n{}",
-            items.join("\n")
-        )
-    };
-    let excerpt_text: String = excerpts
-        .iter()
-        .map(|e| {
-            format!(
-                "--- {}{}\n{}\n",
-                e.path,
-                if e.truncated { " (cut)" } else { "" },
-                e.numbered
-            )
-        })
-        .collect();
-    let prompt = crate::prompt::render(
-        &ctx.template(false),
-        &BTreeMap::from([
-            ("round", number.to_string()),
-            ("command", ctx.command.clone()),
-            ("failure", failure.clone()),
-            (
-                "hypothesis",
-                if hypothesis.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    hypothesis.clone()
-                },
-            ),
-            ("excerpts", excerpt_text),
-            ("feedback", feedback_text),
-        ]),
-    );
-    FixRequest {
-        round: number,
-        call_index,
-        command: ctx.command.clone(),
-        failure,
-        hypothesis,
-        excerpts,
-        feedback,
-        prompt,
-    }
+    Ok(Some(report))
 }
 
 fn attempt(index: usize, retry: bool, report: &PatchReport, response: &FixResponse) -> Attempt {
@@ -391,213 +283,23 @@ fn no_change_report() -> PatchReport {
     }
 }
 
-/// Prevent and Prove for an applied change; the change is in the working tree on entry.
-fn prove_round(
+/// The round's verdict from the blocking issues of Prevent and Prove: with none, the change is
+/// proven and becomes the run's fix (left applied unless a dry run); otherwise the tree is
+/// restored and the issues go back to the engine.
+fn decide(
     ctx: &mut Ctx<'_>,
     number: u32,
     report: &PatchReport,
     mut round: Round,
+    issues: Vec<Issue>,
 ) -> Result<Round, PipelineError> {
-    let split = prevent::split(&report.changes);
-    if !split.touches_source {
-        ctx.restore()?;
-        let issue = Issue::new(
-            "prevent.tests-only",
-            "the change only touches tests; fix the code that causes the failure and add a regression test for it",
-        );
-        round
-            .checks
-            .push(check("prevent.guard", false, &issue.message));
-        round.issues = vec![issue];
-        round.verdict = RoundVerdict::Rejected;
-        return Ok(round);
-    }
-    let command = ctx.command.clone();
-    let suites = ctx.suites.clone();
-    let mut tests_only_runs = Vec::new();
-    if !split.tests_only.is_empty() {
-        ctx.reporter.info(&format!(
-            "prevent: running with only the test changes ({})",
-            split.test_files.join(", ")
-        ));
-        ctx.restore()?;
-        patch::write_changes(&ctx.root, &split.tests_only)?;
-        let batch = std::iter::once((command.clone(), Purpose::TestsOnlyReproduction))
-            .chain(suites.iter().map(|s| (s.clone(), Purpose::TestsOnlySuite)));
-        for (cmd, purpose) in batch {
-            match ctx.run_command(&cmd, Phase::Prevent, purpose, Some(number))? {
-                Some(id) => tests_only_runs.push(id),
-                None => return stopped(ctx, round),
-            }
-        }
-        ctx.restore()?;
-        patch::write_changes(&ctx.root, &report.changes)?;
-    }
-    ctx.reporter.info("prove: running with the whole change");
-    let Some(fixed_repro) = ctx.run_command(
-        &command,
-        Phase::Prove,
-        Purpose::FixedReproduction,
-        Some(number),
-    )?
-    else {
-        return stopped(ctx, round);
-    };
-    let mut fixed_suites = Vec::new();
-    for suite in &suites {
-        match ctx.run_command(suite, Phase::Prove, Purpose::FixedSuite, Some(number))? {
-            Some(id) => fixed_suites.push(id),
-            None => return stopped(ctx, round),
-        }
-    }
-    // Commands may have written files; put the change back exactly.
-    ctx.restore()?;
-    patch::write_changes(&ctx.root, &report.changes)?;
-
-    let evidence = &ctx.evidence;
-    let records = |ids: &[usize]| -> Vec<&CommandRecord> {
-        ids.iter().filter_map(|id| evidence.command(*id)).collect()
-    };
-    let repro_before = evidence
-        .reproduction
-        .as_ref()
-        .and_then(|r| r.runs.first())
-        .and_then(|id| evidence.command(*id));
-    let baselines: Vec<usize> = evidence
-        .reproduction
-        .as_ref()
-        .map(|r| r.suite_baselines.clone())
-        .unwrap_or_default();
-    let fixed_repro_record = evidence.command(fixed_repro);
-    let mut pairs = vec![(repro_before, fixed_repro_record)];
-    for (i, id) in fixed_suites.iter().enumerate() {
-        pairs.push((
-            baselines.get(i).and_then(|b| evidence.command(*b)),
-            evidence.command(*id),
-        ));
-    }
-    let table = prove::table(&pairs);
-
-    let mut issues = Vec::new();
-    let repro_ok = fixed_repro_record.is_some_and(prove::passes);
-    round.checks.push(check(
-        "prove.reproduction",
-        repro_ok,
-        &fixed_repro_record
-            .map(|r| format!("`{}` {}", r.command, pass_text(r)))
-            .unwrap_or_default(),
-    ));
-    if !repro_ok && let Some(record) = fixed_repro_record {
-        issues.push(prove::failure_issue(
-            "prove.reproduction",
-            "the reproduction",
-            record,
-        ));
-    }
-    let derived = ctx.evidence.request.derived_suite.clone();
-    for (i, id) in fixed_suites.iter().enumerate() {
-        let Some(record) = evidence.command(*id) else {
-            continue;
-        };
-        let is_derived = derived.as_deref() == Some(record.command.as_str());
-        let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
-        let ok = if is_derived {
-            // A derived suite may have failures that predate the fix; it must not gain any.
-            let newly = prove::table(&[(baseline, Some(record))]).newly_failing;
-            newly.is_empty()
-                && (record.tests.is_some()
-                    || !baseline.is_some_and(prove::passes)
-                    || prove::passes(record))
-        } else {
-            prove::passes(record)
-        };
-        let id_name = if is_derived {
-            "prove.derived-suite"
-        } else {
-            "prove.suite"
-        };
-        round.checks.push(check(
-            id_name,
-            ok,
-            &format!("`{}` {}", record.command, pass_text(record)),
-        ));
-        if !ok {
-            issues.push(prove::failure_issue(id_name, "a test suite", record));
-        }
-    }
-    let newly_ok = table.newly_failing.is_empty();
-    round.checks.push(check(
-        "prove.no-new-failures",
-        newly_ok,
-        &if newly_ok {
-            "no test that passed before fails now".to_owned()
-        } else {
-            format!("newly failing: {}", table.newly_failing.join(", "))
-        },
-    ));
-    if !newly_ok && issues.is_empty() {
-        issues.push(Issue::new(
-            "prove.no-new-failures",
-            format!(
-                "the change makes these tests fail: {}",
-                table.newly_failing.join(", ")
-            ),
-        ));
-    }
-
-    let tests_only = records(&tests_only_runs);
-    let mut fixed_ids = vec![fixed_repro];
-    fixed_ids.extend(fixed_suites.iter().copied());
-    let fixed = records(&fixed_ids);
-    let failing_before = evidence
-        .reproduction
-        .as_ref()
-        .map(|r| r.failing_tests.clone())
-        .unwrap_or_default();
-    let decision = prevent::decide(
-        &split,
-        &tests_only,
-        &fixed,
-        &failing_before,
-        fixed_repro_record,
-        ctx.config.test.required,
-    );
-    round.checks.push(check(
-        "prevent.guard",
-        decision.guard.is_some(),
-        &decision.detail,
-    ));
-    if decision.guard.is_none() {
-        issues.push(Issue::new(
-            "prevent.no-guard",
-            format!(
-                "no regression guard was proven ({}); add a test that fails without the fix and passes with it",
-                decision.detail
-            ),
-        ));
-    }
-    round.prevent = Some(Prevent {
-        test_files: split.test_files.clone(),
-        changed_tests: split.changed_tests.clone(),
-        tests_only_runs,
-        failed_without_fix: decision.failed_without_fix,
-        passed_with_fix: decision.passed_with_fix,
-        guard: decision.guard,
-        detail: decision.detail,
-    });
-    round.prove = Some(Prove {
-        reproduction: fixed_repro,
-        suites: fixed_suites,
-        table,
-    });
     if !issues.is_empty() {
         ctx.restore()?;
         round.issues = issues;
         round.verdict = RoundVerdict::ProofFailed;
         return Ok(round);
     }
-    let (files, added, removed) = patch::diff_stats(&report.changes);
-    let _ = files;
+    let (_, added, removed) = patch::diff_stats(&report.changes);
     let left_applied = !ctx.dry_run;
     if !left_applied {
         ctx.restore()?;
@@ -612,39 +314,9 @@ fn prove_round(
         files: report.changes.iter().map(|c| c.path.clone()).collect(),
         added: added as u64,
         removed: removed as u64,
-        guard: round
-            .prevent
-            .as_ref()
-            .and_then(|p| p.guard)
-            .unwrap_or(crate::evidence::Guard::NotRequired),
+        guard: prevent::proven_guard(&round),
         left_applied,
     });
     round.verdict = RoundVerdict::Proven;
     Ok(round)
-}
-
-fn stopped(ctx: &mut Ctx<'_>, mut round: Round) -> Result<Round, PipelineError> {
-    ctx.restore()?;
-    round.verdict = RoundVerdict::Stopped;
-    Ok(round)
-}
-
-fn pass_text(record: &CommandRecord) -> String {
-    let exit = record
-        .outcome
-        .as_ref()
-        .map(|o| {
-            if o.timed_out {
-                "timed out".to_owned()
-            } else {
-                o.exit_code
-                    .map(|c| format!("exit {c}"))
-                    .unwrap_or_else(|| "killed".to_owned())
-            }
-        })
-        .unwrap_or_else(|| "not run".to_owned());
-    match &record.tests {
-        Some(t) => format!("{exit}, {} passed, {} failed", t.passed, t.failed),
-        None => exit,
-    }
 }

@@ -10,7 +10,7 @@ use crate::exit::ExitStatus;
 use crate::git::Repo;
 
 use super::PipelineError;
-use super::run::Ctx;
+use super::ctx::Ctx;
 
 /// Bytes of failure output shown to the engine.
 const FAILURE_BYTES: usize = 12 * 1024;

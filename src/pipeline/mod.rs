@@ -1,26 +1,37 @@
 //! The run as a state machine over the five phases: Reproduce, Localize, Fix, Prevent, Prove,
 //! then the report. Rounds, budgets, checkpoints and the nothing-lost guarantee live here.
 //!
+//! The file list reads like the run: `run` (the orchestrator) drives `reproduce`, `localize`
+//! and `fix`; a fix round (`fix`) is answer (`answer`) → apply and `checks` → `prevent` →
+//! `prove` → decide. Every phase shares one run context (`ctx`, with `commands` for running a
+//! recorded command), which imports no phase; `options` and `checkpoint` are plain data, and
+//! `suite` derives the suite that guards against regressions.
+//!
 //! Phases call the runner, the engine and the patch engine; they never print (progress goes
 //! through [`crate::report::Reporter`]) and never decide policy themselves.
 
+mod answer;
 mod artifacts;
 mod checkpoint;
 mod checks;
 mod commands;
+mod ctx;
 pub mod demo;
 mod fix;
 mod localize;
+mod options;
 mod prevent;
 mod prove;
 mod reproduce;
 mod run;
 pub mod signals;
+mod suite;
 pub mod verify;
 
-pub use artifacts::{ARTIFACT_FILES, RunSummary};
-pub use checkpoint::{Checkpoint, EngineSpec};
-pub use run::{RunOptions, run};
+pub use artifacts::{ARTIFACT_FILES, ArtifactMismatch, RunSummary, mismatches, rendered};
+pub use checkpoint::Checkpoint;
+pub use options::{EngineSpec, RunOptions};
+pub use run::run;
 
 use std::path::PathBuf;
 

@@ -1,27 +1,225 @@
-//! Prove: the reproduction must pass with the change, every suite must pass, and the per-test
-//! table compares before and after. Also derives a wider suite from a filtered test command
-//! when none is configured, so a fix that breaks a neighbouring test is caught.
+//! Prove: with the whole change applied, the reproduction must pass, every suite must pass
+//! (a derived suite must gain no failure), and the per-test table compares before and after.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::evidence::{CommandRecord, TestTable};
+use crate::evidence::{CommandRecord, Phase, Prove, Purpose, Round, RoundVerdict, TestTable};
+use crate::patch::{self, FileChange};
 use crate::policy::Issue;
 use crate::testreport::{self, TestReport, TestStatus};
+
+use super::PipelineError;
+use super::checks::check;
+use super::ctx::Ctx;
 
 /// Lines of output quoted in a failed-proof issue.
 const ISSUE_TAIL_LINES: usize = 15;
 
-/// The status of a test that is known to be in the scope of the command that produced
-/// `report` (it was named by another run of the same command): as listed, or, when the runner
-/// does not list passing tests (pytest without `-v`, plain `go test`), passed if the whole run
-/// passed with no skip.
-pub(crate) fn status_in_scope(report: &TestReport, name: &str) -> Option<TestStatus> {
-    if let Some(test) = report.tests.iter().find(|t| t.name == name) {
-        return Some(test.status);
+/// What Prove ran with the whole change, and the blocking issues it found.
+pub(crate) struct Proof {
+    /// The reproduction's run with the whole change.
+    pub reproduction: usize,
+    /// Each suite's run with the whole change, in suite order.
+    pub suites: Vec<usize>,
+    pub issues: Vec<Issue>,
+}
+
+/// Run the reproduction and every suite with the whole change, record the checks and the
+/// before/after table in the round. The whole change is in the working tree on entry and on
+/// return. `None` when the run must stop (the round's verdict says so; the tree is restored).
+pub(crate) fn run(
+    ctx: &mut Ctx<'_>,
+    number: u32,
+    changes: &[FileChange],
+    round: &mut Round,
+) -> Result<Option<Proof>, PipelineError> {
+    ctx.reporter.info("prove: running with the whole change");
+    let command = ctx.command.clone();
+    let mut ids = Vec::new();
+    let batch = std::iter::once((command, Purpose::FixedReproduction)).chain(
+        ctx.suites
+            .clone()
+            .into_iter()
+            .map(|s| (s, Purpose::FixedSuite)),
+    );
+    for (command, purpose) in batch {
+        match ctx.run_command(&command, Phase::Prove, purpose, Some(number))? {
+            Some(id) => ids.push(id),
+            None => {
+                ctx.restore()?;
+                round.verdict = RoundVerdict::Stopped;
+                return Ok(None);
+            }
+        }
     }
-    let clean_pass =
-        report.failed == 0 && report.errors == 0 && report.skipped == 0 && report.passed > 0;
-    (!report.lists_passed && clean_pass).then_some(TestStatus::Passed)
+    // Commands may have written files; put the change back exactly.
+    ctx.restore()?;
+    patch::write_changes(&ctx.root, changes)?;
+    let reproduction = ids[0];
+    let suites = ids[1..].to_vec();
+    let (table, issues) = judge(ctx, reproduction, &suites, round);
+    round.prove = Some(Prove {
+        reproduction,
+        suites: suites.clone(),
+        table,
+    });
+    Ok(Some(Proof {
+        reproduction,
+        suites,
+        issues,
+    }))
+}
+
+/// The checks of Prove over the recorded runs, in order: the reproduction, each suite, no new
+/// failures. Returns the table and the blocking issues.
+fn judge(
+    ctx: &Ctx<'_>,
+    fixed_repro: usize,
+    fixed_suites: &[usize],
+    round: &mut Round,
+) -> (TestTable, Vec<Issue>) {
+    let evidence = &ctx.evidence;
+    let repro_before = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first())
+        .and_then(|id| evidence.command(*id));
+    let baselines: Vec<usize> = evidence
+        .reproduction
+        .as_ref()
+        .map(|r| r.suite_baselines.clone())
+        .unwrap_or_default();
+    let fixed_repro_record = evidence.command(fixed_repro);
+    let mut pairs = vec![(repro_before, fixed_repro_record)];
+    for (i, id) in fixed_suites.iter().enumerate() {
+        pairs.push((
+            baselines.get(i).and_then(|b| evidence.command(*b)),
+            evidence.command(*id),
+        ));
+    }
+    let table = table(&pairs);
+
+    let mut issues = Vec::new();
+    let repro_ok = fixed_repro_record.is_some_and(passes);
+    round.checks.push(check(
+        "prove.reproduction",
+        repro_ok,
+        &fixed_repro_record
+            .map(|r| format!("`{}` {}", r.command, pass_text(r)))
+            .unwrap_or_default(),
+    ));
+    if !repro_ok && let Some(record) = fixed_repro_record {
+        issues.push(failure_issue(
+            "prove.reproduction",
+            "the reproduction",
+            record,
+        ));
+    }
+    // The derived suite, or the narrower one that replaced it when it was over budget.
+    let narrowed = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.narrowed.as_ref())
+        .and_then(|n| n.narrowed.as_deref());
+    let derived = [evidence.request.derived_suite.as_deref(), narrowed];
+    for (i, id) in fixed_suites.iter().enumerate() {
+        let Some(record) = evidence.command(*id) else {
+            continue;
+        };
+        let is_derived = derived.contains(&Some(record.command.as_str()));
+        let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
+        let ok = if is_derived {
+            // A derived suite may have failures that predate the fix; it must not gain any.
+            let newly = self::table(&[(baseline, Some(record))]).newly_failing;
+            newly.is_empty()
+                && (record.tests.is_some() || !baseline.is_some_and(passes) || passes(record))
+        } else {
+            passes(record)
+        };
+        let id_name = if is_derived {
+            "prove.derived-suite"
+        } else {
+            "prove.suite"
+        };
+        round.checks.push(check(
+            id_name,
+            ok,
+            &format!("`{}` {}", record.command, pass_text(record)),
+        ));
+        if !ok {
+            issues.push(failure_issue(id_name, "a test suite", record));
+        }
+    }
+    let newly_ok = table.newly_failing.is_empty();
+    round.checks.push(check(
+        "prove.no-new-failures",
+        newly_ok,
+        &if newly_ok {
+            "no test that passed before fails now".to_owned()
+        } else {
+            format!("newly failing: {}", table.newly_failing.join(", "))
+        },
+    ));
+    if !newly_ok && issues.is_empty() {
+        issues.push(Issue::new(
+            "prove.no-new-failures",
+            format!(
+                "the change makes these tests fail: {}",
+                table.newly_failing.join(", ")
+            ),
+        ));
+    }
+    (table, issues)
+}
+
+/// `exit 0, 3 passed, 0 failed`: a command's result for a check's detail.
+fn pass_text(record: &CommandRecord) -> String {
+    let exit = record
+        .outcome
+        .as_ref()
+        .map(|o| {
+            if o.timed_out {
+                "timed out".to_owned()
+            } else {
+                o.exit_code
+                    .map(|c| format!("exit {c}"))
+                    .unwrap_or_else(|| "killed".to_owned())
+            }
+        })
+        .unwrap_or_else(|| "not run".to_owned());
+    match &record.tests {
+        Some(t) => format!("{exit}, {}", t.counts_text()),
+        None => exit,
+    }
+}
+
+/// The status of a test that is known to be in the scope of the command that produced
+/// `after` (it was named by `before`, another run of the same command): as listed (a test
+/// named in parts, such as tape's numbered assertions, by all its parts), or, when the runner
+/// does not list passing tests (pytest `-q`, vitest's and jest's default reporters, mocha's
+/// dot reporter, plain `go test`, unittest), passed if the run was clean: no failure, no error,
+/// and no test gone missing — with the run before known, no more skips than it had and at
+/// least as many passes as it had passes and failures together; without it, no skip at all.
+pub(crate) fn status_in_scope(
+    after: &TestReport,
+    before: Option<&TestReport>,
+    name: &str,
+) -> Option<TestStatus> {
+    if let Some(status) = after.status_of(name) {
+        return Some(status);
+    }
+    if after.lists_passed {
+        return None;
+    }
+    let clean = after.failed == 0 && after.errors == 0 && after.passed > 0;
+    let none_missing = match before {
+        Some(before) => {
+            after.skipped <= before.skipped
+                && after.passed >= before.passed.saturating_add(before.failed)
+        }
+        None => after.skipped == 0,
+    };
+    (clean && none_missing).then_some(TestStatus::Passed)
 }
 
 /// The before/after table over pairs of (before, after) records.
@@ -62,7 +260,7 @@ pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) 
         // A runner that lists only failures leaves them unconfirmed; a clean run settles it.
         for id in &comparison.unconfirmed {
             let test = name(id);
-            if status_in_scope(after, &test) == Some(TestStatus::Passed) {
+            if status_in_scope(after, Some(before), &test) == Some(TestStatus::Passed) {
                 after_passed.insert(test.clone());
                 fixed.insert(test);
             } else {
@@ -154,185 +352,57 @@ pub(crate) fn failure_issue(rule: &str, what: &str, record: &CommandRecord) -> I
     Issue::new(rule, message)
 }
 
-/// A wider suite derived from a filtered test command, when it has a filter to drop: the
-/// package for `cargo test NAME`, the file for a pytest node id, the command without `-run`
-/// / `-t` / `-k` for go test, jest/vitest and pytest. `None` when nothing would change.
-pub(crate) fn derive_suite(argv: &[String]) -> Option<Vec<String>> {
-    let program = argv.first().map(|p| crate::policy::command::basename(p))?;
-    let derived = match program {
-        "cargo" if argv.get(1).map(String::as_str) == Some("test") => derive_cargo(argv),
-        "pytest" => derive_pytest(argv, 1),
-        "python" | "python3"
-            if argv.get(1).map(String::as_str) == Some("-m")
-                && argv.get(2).map(String::as_str) == Some("pytest") =>
-        {
-            derive_pytest(argv, 3)
-        }
-        "go" if argv.get(1).map(String::as_str) == Some("test") => {
-            drop_options(argv, &["-run", "-test.run"], &[])
-        }
-        "npx" | "npm" | "jest" | "vitest" | "pnpm" | "yarn" => drop_options(
-            argv,
-            &["-t", "--testNamePattern", "--test-name-pattern"],
-            &[],
-        ),
-        _ => None,
-    }?;
-    (derived != argv).then_some(derived)
-}
-
-/// `cargo test [options] [FILTER] [-- args]` without the filter, the harness args and target
-/// selectors.
-fn derive_cargo(argv: &[String]) -> Option<Vec<String>> {
-    const WITH_VALUE: &[&str] = &[
-        "-p",
-        "--package",
-        "-F",
-        "--features",
-        "--manifest-path",
-        "--target",
-        "-j",
-        "--jobs",
-        "--profile",
-        "--target-dir",
-        "--exclude",
-        "--config",
-        "-Z",
-    ];
-    const SELECTORS_WITH_VALUE: &[&str] = &["--test", "--bin", "--example", "--bench"];
-    const SELECTORS: &[&str] = &[
-        "--lib",
-        "--bins",
-        "--tests",
-        "--examples",
-        "--benches",
-        "--doc",
-    ];
-    let mut out = vec![argv[0].clone(), argv[1].clone()];
-    let mut i = 2;
-    while i < argv.len() {
-        let arg = &argv[i];
-        if arg == "--" {
-            break;
-        }
-        if WITH_VALUE.contains(&arg.as_str()) {
-            out.push(arg.clone());
-            if let Some(value) = argv.get(i + 1) {
-                out.push(value.clone());
-            }
-            i += 2;
-            continue;
-        }
-        if SELECTORS_WITH_VALUE.contains(&arg.as_str()) {
-            i += 2;
-            continue;
-        }
-        if SELECTORS.contains(&arg.as_str()) || !arg.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        out.push(arg.clone());
-        i += 1;
-    }
-    Some(out)
-}
-
-/// pytest with node ids reduced to their files and `-k` expressions dropped.
-fn derive_pytest(argv: &[String], first_arg: usize) -> Option<Vec<String>> {
-    let mut out: Vec<String> = argv[..first_arg].to_vec();
-    let mut i = first_arg;
-    while i < argv.len() {
-        let arg = &argv[i];
-        if arg == "-k" {
-            i += 2;
-            continue;
-        }
-        if arg.starts_with("-k") && arg.len() > 2 {
-            i += 1;
-            continue;
-        }
-        let reduced = match arg.split_once("::") {
-            Some((file, _)) if !arg.starts_with('-') => file.to_owned(),
-            _ => arg.clone(),
-        };
-        if !out.contains(&reduced) || reduced.starts_with('-') {
-            out.push(reduced);
-        }
-        i += 1;
-    }
-    Some(out)
-}
-
-/// The command without the given options (and their values).
-fn drop_options(argv: &[String], with_value: &[&str], flags: &[&str]) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let arg = &argv[i];
-        if with_value.contains(&arg.as_str()) {
-            i += 2;
-            continue;
-        }
-        if with_value.iter().any(|o| arg.starts_with(&format!("{o}=")))
-            || flags.contains(&arg.as_str())
-        {
-            i += 1;
-            continue;
-        }
-        out.push(arg.clone());
-        i += 1;
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testreport::TestCase;
 
-    fn argv(text: &str) -> Vec<String> {
-        text.split_whitespace().map(str::to_owned).collect()
-    }
-
-    fn derived(text: &str) -> Option<String> {
-        derive_suite(&argv(text)).map(|a| a.join(" "))
-    }
-
-    #[test]
-    fn derives_the_unfiltered_suite_from_filtered_test_commands() {
-        assert_eq!(
-            derived("cargo test -p parser crlf"),
-            Some("cargo test -p parser".to_owned())
-        );
-        assert_eq!(
-            derived("cargo test crlf -- --nocapture"),
-            Some("cargo test".to_owned())
-        );
-        assert_eq!(
-            derived("cargo test --test api crlf"),
-            Some("cargo test".to_owned())
-        );
-        assert_eq!(
-            derived("pytest tests/test_a.py::test_b"),
-            Some("pytest tests/test_a.py".to_owned())
-        );
-        assert_eq!(
-            derived("python -m pytest -k crlf tests"),
-            Some("python -m pytest tests".to_owned())
-        );
-        assert_eq!(
-            derived("go test -run TestX ./..."),
-            Some("go test ./...".to_owned())
-        );
-        assert_eq!(
-            derived("npx jest -t crlf src/a.test.js"),
-            Some("npx jest src/a.test.js".to_owned())
-        );
+    /// A vitest-style report that names only failures.
+    fn report(passed: u64, failed: u64, skipped: u64, failing: &[&str]) -> TestReport {
+        TestReport {
+            format: "vitest".to_owned(),
+            tests: failing
+                .iter()
+                .map(|name| TestCase {
+                    name: (*name).to_owned(),
+                    status: TestStatus::Failed,
+                    file: None,
+                })
+                .collect(),
+            passed,
+            failed,
+            skipped,
+            errors: 0,
+            lists_passed: false,
+        }
     }
 
     #[test]
-    fn does_not_derive_when_nothing_is_filtered() {
-        assert_eq!(derived("cargo test"), None);
-        assert_eq!(derived("pytest tests/test_a.py"), None);
-        assert_eq!(derived("make check"), None);
+    fn a_clean_run_passes_a_test_the_runner_does_not_list_when_nothing_went_missing() {
+        let before = report(5, 1, 2, &["parses crlf"]);
+        let after = report(6, 0, 2, &[]);
+        assert_eq!(
+            status_in_scope(&after, Some(&before), "parses crlf"),
+            Some(TestStatus::Passed)
+        );
+        // Suites with skipped tests are the norm; without the run before, a skip is doubt.
+        assert_eq!(status_in_scope(&after, None, "parses crlf"), None);
+    }
+
+    #[test]
+    fn a_failing_test_turned_into_a_skip_or_gone_is_not_a_pass() {
+        let before = report(5, 1, 2, &["parses crlf"]);
+        let skipped_now = report(5, 0, 3, &[]);
+        assert_eq!(
+            status_in_scope(&skipped_now, Some(&before), "parses crlf"),
+            None
+        );
+        let gone = report(5, 0, 2, &[]);
+        assert_eq!(status_in_scope(&gone, Some(&before), "parses crlf"), None);
+        let still_failing = report(5, 1, 2, &["parses crlf"]);
+        assert_eq!(
+            status_in_scope(&still_failing, Some(&before), "parses crlf"),
+            Some(TestStatus::Failed)
+        );
     }
 }

@@ -1,10 +1,10 @@
 //! The orchestrator: preflight, then the phases in order, each followed by a checkpoint, then
-//! the artifacts. Every path out of a run goes through [`Ctx::finish`], which restores the
-//! working tree unless a proven fix is to stay applied.
+//! the artifacts. Whatever happens inside the phases (an outcome, an error, a panic), the
+//! working tree is restored before `run` returns, unless a proven fix is to stay applied.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use crate::config::Config;
 use crate::engine::Engine;
@@ -12,128 +12,14 @@ use crate::evidence::{
     EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION, Status,
 };
 use crate::exit::ExitStatus;
-use crate::git::{Repo, Snapshot};
+use crate::git::Repo;
 use crate::report::Reporter;
 
 use super::artifacts::{self, RunSummary};
-use super::checkpoint::{Checkpoint, EngineSpec, Stage};
-use super::{PipelineError, fix, localize, reproduce};
-
-/// What the user asked `efix run` to do, resolved.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// The repository (any path inside it).
-    pub repo: PathBuf,
-    /// The reproduction command.
-    pub command: String,
-    /// Suites that must pass after the fix.
-    pub suites: Vec<String>,
-    /// Artifacts directory (`None`: `efix-artifacts/` under the repository root).
-    pub artifacts: Option<PathBuf>,
-    pub dry_run: bool,
-    pub repeat: u32,
-    /// How to rebuild the engine on `--resume`.
-    pub engine: EngineSpec,
-}
-
-/// The state of a run in progress, shared by the phases.
-pub(crate) struct Ctx<'a> {
-    pub config: &'a Config,
-    pub reporter: Reporter,
-    pub root: PathBuf,
-    pub artifacts: PathBuf,
-    pub cancel: &'a AtomicBool,
-    pub deadline: Instant,
-    pub snapshot: Snapshot,
-    pub evidence: Evidence,
-    pub checkpoint: Checkpoint,
-    pub command: String,
-    pub suites: Vec<String>,
-    pub repeat: u32,
-    pub dry_run: bool,
-}
-
-impl Ctx<'_> {
-    /// Why the run must stop now, if it must.
-    pub(crate) fn stop_reason(&self) -> Option<Status> {
-        if self.cancel.load(Ordering::Relaxed) {
-            Some(Status::Interrupted)
-        } else if Instant::now() >= self.deadline {
-            Some(Status::BudgetExhausted)
-        } else {
-            None
-        }
-    }
-
-    /// Time left in the run's budget.
-    pub(crate) fn remaining(&self) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now())
-    }
-
-    /// Put the working tree back exactly as it was at the start.
-    pub(crate) fn restore(&self) -> Result<(), PipelineError> {
-        let report = self.snapshot.restore()?;
-        if !report.is_noop() {
-            tracing::debug!(?report, "restored the working tree");
-        }
-        Ok(())
-    }
-
-    /// Save the checkpoint (evidence so far plus engine answers) after a phase or answer.
-    pub(crate) fn save_checkpoint(&mut self, stage: Stage) -> Result<(), PipelineError> {
-        self.checkpoint.stage = stage;
-        self.checkpoint.evidence = self.evidence.clone();
-        self.checkpoint.save(&self.artifacts)
-    }
-
-    /// The plan or fix prompt template: the configured override, else the built-in one.
-    pub(crate) fn template(&self, plan: bool) -> String {
-        let (path, builtin) = if plan {
-            (
-                &self.config.prompt_overrides.plan,
-                crate::prompt::PLAN_TEMPLATE,
-            )
-        } else {
-            (
-                &self.config.prompt_overrides.fix,
-                crate::prompt::FIX_TEMPLATE,
-            )
-        };
-        match path {
-            Some(path) => std::fs::read_to_string(path).unwrap_or_else(|err| {
-                self.reporter.warn(&format!(
-                    "cannot read prompt override {}: {err}; using the built-in prompt",
-                    path.display()
-                ));
-                builtin.to_owned()
-            }),
-            None => builtin.to_owned(),
-        }
-    }
-
-    /// Set the result.
-    pub(crate) fn conclude(&mut self, status: Status, exit: ExitStatus, reason: impl Into<String>) {
-        self.evidence.result = RunResult {
-            status,
-            exit_code: exit.code(),
-            reason: reason.into(),
-        };
-    }
-
-    /// The result for a stop caused by budget or signal.
-    pub(crate) fn conclude_stop(&mut self, status: Status) {
-        let reason = match status {
-            Status::Interrupted => "efix was interrupted; the working tree was restored and the \
-                                    run can be continued with --resume"
-                .to_owned(),
-            _ => format!(
-                "the time budget of {} ran out; the working tree was restored",
-                crate::evidence::duration_text(self.evidence.request.timeout_ms)
-            ),
-        };
-        self.conclude(status, ExitStatus::NoProvenFix, reason);
-    }
-}
+use super::checkpoint::{Checkpoint, Stage};
+use super::ctx::Ctx;
+use super::options::RunOptions;
+use super::{PipelineError, fix, localize, reproduce, suite};
 
 /// Run the pipeline. Returns the summary (also written as `run.json`) and the exit status.
 pub fn run(
@@ -289,6 +175,7 @@ fn new_evidence(
     root: &Path,
     base: Option<String>,
 ) -> Evidence {
+    let derived = derived_suites(options, config, root);
     Evidence {
         schema_version: SCHEMA_VERSION,
         efix_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -297,7 +184,10 @@ fn new_evidence(
         request: RunRequest {
             command: options.command.clone(),
             suites: options.suites.clone(),
-            derived_suite: derived_suite(options),
+            derived_suite: derived.as_ref().map(|(whole, _)| whole.clone()),
+            narrow_suite: derived.and_then(|(_, narrow)| narrow),
+            suite_budget_ms: u64::try_from(config.test.suite_budget.as_millis())
+                .unwrap_or(u64::MAX),
             repeat: options.repeat.max(1),
             max_rounds: config.max_rounds,
             dry_run: options.dry_run,
@@ -327,14 +217,30 @@ fn new_evidence(
     }
 }
 
-/// The reproduction without its test filter, when no suite is configured.
-fn derived_suite(options: &RunOptions) -> Option<String> {
+/// With no suite configured, the whole suite of the reproduction's runner and the narrower
+/// one to fall back to, as command strings. A derived command the allowlist refuses is not
+/// derived: the user did not ask for it, so it must not refuse the run.
+fn derived_suites(
+    options: &RunOptions,
+    config: &Config,
+    root: &Path,
+) -> Option<(String, Option<String>)> {
     if !options.suites.is_empty() {
         return None;
     }
     let argv = crate::policy::command::split(&options.command).ok()?;
-    let derived = super::prove::derive_suite(&argv)?;
-    shlex::try_join(derived.iter().map(String::as_str)).ok()
+    let derived = suite::derive(&argv, root)?;
+    let allowed = |argv: &[String]| crate::policy::command::check_argv(argv, &config.allow).is_ok();
+    let join = |argv: &[String]| shlex::try_join(argv.iter().map(String::as_str)).ok();
+    if !allowed(&derived.whole) {
+        tracing::info!(suite = ?derived.whole, "not deriving a suite the allowlist refuses");
+        return None;
+    }
+    let narrow = derived
+        .narrow
+        .filter(|narrow| allowed(narrow))
+        .and_then(|narrow| join(&narrow));
+    Some((join(&derived.whole)?, narrow))
 }
 
 fn resumed_evidence(

@@ -4,7 +4,7 @@
 //! engine as feedback. This module does not run anything and does not touch files.
 
 pub mod command;
-pub mod tests;
+pub mod test_integrity;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

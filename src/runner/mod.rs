@@ -31,3 +31,6 @@ pub use model::{
     SandboxReport, Secret,
 };
 pub use spawn::{run, run_cancellable};
+
+/// The redaction rules, for messages built outside the runner (GitHub's answers in `publish`).
+pub(crate) use redact::Redactor;

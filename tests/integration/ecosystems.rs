@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, Repo, replay_file};
 
-fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
+pub fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
     let replay = json!({
         "version": 1,
         "plan": {"hypothesis": "h", "focus_files": []},
@@ -14,9 +14,11 @@ fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
     });
     let (_guard, path) = replay_file(&replay.to_string());
     let artifacts = repo.root.parent().unwrap().join("artifacts");
-    let run = Efix::replay_run(repo, repro, &path)
-        .args(["--max-rounds", "1"])
-        .run();
+    let mut efix = Efix::replay_run(repo, repro, &path).args(["--max-rounds", "1"]);
+    if repro.starts_with("pytest") {
+        efix = efix.with_pytest();
+    }
+    let run = efix.run();
     let evidence =
         serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap())
             .unwrap();
@@ -52,8 +54,9 @@ fn python_real_fix_is_proven_by_the_new_pytest_test() {
         prevent["failed-without-fix"],
         json!(["test_tabs_and_newlines"])
     );
+    assert_eq!(evidence["request"]["derived-suite"], "pytest");
     assert_eq!(
-        evidence["request"]["derived-suite"],
+        evidence["request"]["narrow-suite"],
         "pytest tests/test_words.py"
     );
 }
@@ -131,6 +134,7 @@ fn tokens_in_failure_output_never_reach_the_artifacts() {
         json!({"version": 1, "plan": {"hypothesis": "h"}, "fix": [{"output": "NO_CHANGE"}]});
     let (_guard, path) = replay_file(&replay.to_string());
     Efix::replay_run(&repo, "pytest tests/test_words.py -rA", &path)
+        .with_pytest()
         .env("DEPLOY_PASSWORD", secret)
         .run()
         .expect_code(1);

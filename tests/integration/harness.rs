@@ -4,6 +4,114 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// Variables passed from the test process to `efix`: where the toolchains live, nothing
+/// that changes their output.
+const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "TMPDIR",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+];
+
+/// The pytest the Python end-to-end tests use, pinned to one major version.
+const PYTEST_REQUIREMENT: &str = "pytest>=8,<9";
+
+/// The `bin` directory of a virtual environment with pytest, under the target directory.
+///
+/// Made once per target directory and reused: tests in this process share it through a
+/// `OnceLock`, and test processes running side by side (nextest) take a file lock while one of
+/// them checks or builds it. The machine needs python3 with `venv` and pip access to PyPI; anything
+/// missing fails the test with a message that says what to install.
+pub fn python_tools() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let venv = base.join("pytest-venv");
+        let bin = venv.join("bin");
+        std::fs::create_dir_all(base).unwrap();
+        let lock = std::fs::File::create(base.join("pytest-venv.lock")).unwrap();
+        let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+            .map_err(|(_, err)| err)
+            .unwrap();
+        if !has_pytest(&venv) {
+            build_venv(&venv);
+        }
+        bin
+    })
+    .clone()
+}
+
+/// Whether the venv is complete: built to the end (its marker written last) and runnable.
+fn has_pytest(venv: &Path) -> bool {
+    venv.join(VENV_READY).is_file()
+        && Command::new(venv.join("bin/pytest"))
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+}
+
+/// Marker written after pytest is installed, so a venv left half-built by a killed test run
+/// is rebuilt instead of trusted. (A venv cannot be built elsewhere and moved: its scripts
+/// name its own path.)
+const VENV_READY: &str = "efix-tests-ready";
+
+fn build_venv(venv: &Path) {
+    let python = which("python3").unwrap_or_else(|| {
+        panic!(
+            "the Python end-to-end tests need python3 on PATH (with the venv module and pip): \
+             install python3 (Debian: apt-get install python3 python3-venv), then run cargo \
+             test again"
+        )
+    });
+    let _ = std::fs::remove_dir_all(venv);
+    let created = Command::new(&python)
+        .args(["-m", "venv"])
+        .arg(venv)
+        .output()
+        .unwrap();
+    assert!(
+        created.status.success(),
+        "`python3 -m venv {}` failed; install the venv module (Debian: apt-get install \
+         python3-venv):\n{}",
+        venv.display(),
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let installed = Command::new(venv.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            PYTEST_REQUIREMENT,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        installed.status.success(),
+        "installing {PYTEST_REQUIREMENT} into the test venv {} failed (pip needs access to \
+         PyPI):\n{}",
+        venv.display(),
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    std::fs::write(venv.join(VENV_READY), PYTEST_REQUIREMENT).unwrap();
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
 /// One invocation of the built binary.
 pub struct Efix {
     command: Command,
@@ -11,18 +119,34 @@ pub struct Efix {
 }
 
 impl Efix {
+    /// The built binary with an environment that does not depend on the caller's: only the
+    /// variables a toolchain needs to find itself are kept, so `CARGO_TARGET_DIR`,
+    /// `RUST_BACKTRACE`, the locale, colour settings, `CI` and every `EFIX_*` variable of the
+    /// shell that runs `cargo test` cannot change what a test sees.
     pub fn new() -> Efix {
         let mut command = Command::new(env!("CARGO_BIN_EXE_efix"));
-        command.env_remove("GITHUB_ACTIONS").env_remove("EFIX_LOG");
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("EFIX_") {
-                command.env_remove(name);
+        command.env_clear();
+        for name in KEPT_ENV {
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
             }
         }
         Efix {
             command,
             stdin: None,
         }
+    }
+
+    /// Put a virtual environment with pytest first on PATH (created once per target
+    /// directory; see [`python_tools`]).
+    pub fn with_pytest(mut self) -> Efix {
+        let bin = python_tools();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin];
+        dirs.extend(std::env::split_paths(&path));
+        self.command
+            .env("PATH", std::env::join_paths(dirs).unwrap());
+        self
     }
 
     /// `efix run --repro CMD --engine replay --replay FILE --repo ROOT --artifacts
@@ -215,9 +339,10 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         ),
         (r"\d+ bytes", "[N] bytes"),
         (r"/tmp/[A-Za-z0-9._/-]+", "[TMP]"),
+        // Wherever the scratch crate's target directory is, a test binary reads the same.
         (
-            r"Running unittests src/lib.rs \(target/debug/deps/kvconf-[0-9a-f]+\)",
-            "Running unittests src/lib.rs (target/debug/deps/kvconf-[HASH])",
+            r"Running (unittests )?(\S+) \([^()\s]*/deps/([A-Za-z0-9_]+)-[0-9a-f]+\)",
+            "Running $1$2 (target/debug/deps/$3-[HASH])",
         ),
         (r"kvconf-[0-9a-f]{16}", "kvconf-[HASH]"),
         (r"rustc/[0-9a-f]+/", "rustc/[HASH]/"),

@@ -7,13 +7,20 @@
 )]
 
 mod harness;
+mod http;
 
+mod action;
 mod cli;
 mod demo;
 mod ecosystems;
+mod github_api;
+mod install;
 mod localize;
 mod localize_cases;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
+mod publish;
 mod runner;
+mod suites;
+mod trigger;

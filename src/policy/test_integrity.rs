@@ -274,10 +274,6 @@ fn block_end(lines: &[&str], start: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[expect(
-    clippy::module_inception,
-    reason = "unit tests of the tests module, by convention"
-)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,117 @@
+//! The state of a run in progress, shared by every phase: configuration, budget and cancel
+//! flag, the working tree's snapshot, the evidence being recorded and the checkpoint.
+//!
+//! It imports nothing of the phases: phases import it, and the orchestrator (`run`) drives
+//! them. Running one recorded command is in `commands`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::evidence::{Evidence, RunResult, Status};
+use crate::exit::ExitStatus;
+use crate::git::Snapshot;
+use crate::report::Reporter;
+
+use super::PipelineError;
+use super::checkpoint::{Checkpoint, Stage};
+
+/// The state of a run in progress, shared by the phases.
+pub(crate) struct Ctx<'a> {
+    pub config: &'a Config,
+    pub reporter: Reporter,
+    pub root: PathBuf,
+    pub artifacts: PathBuf,
+    pub cancel: &'a AtomicBool,
+    pub deadline: Instant,
+    pub snapshot: Snapshot,
+    pub evidence: Evidence,
+    pub checkpoint: Checkpoint,
+    pub command: String,
+    pub suites: Vec<String>,
+    pub repeat: u32,
+    pub dry_run: bool,
+}
+
+impl Ctx<'_> {
+    /// Why the run must stop now, if it must.
+    pub(crate) fn stop_reason(&self) -> Option<Status> {
+        if self.cancel.load(Ordering::Relaxed) {
+            Some(Status::Interrupted)
+        } else if Instant::now() >= self.deadline {
+            Some(Status::BudgetExhausted)
+        } else {
+            None
+        }
+    }
+
+    /// Time left in the run's budget.
+    pub(crate) fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Put the working tree back exactly as it was at the start.
+    pub(crate) fn restore(&self) -> Result<(), PipelineError> {
+        let report = self.snapshot.restore()?;
+        if !report.is_noop() {
+            tracing::debug!(?report, "restored the working tree");
+        }
+        Ok(())
+    }
+
+    /// Save the checkpoint (evidence so far plus engine answers) after a phase or answer.
+    pub(crate) fn save_checkpoint(&mut self, stage: Stage) -> Result<(), PipelineError> {
+        self.checkpoint.stage = stage;
+        self.checkpoint.evidence = self.evidence.clone();
+        self.checkpoint.save(&self.artifacts)
+    }
+
+    /// The plan or fix prompt template: the configured override, else the built-in one.
+    pub(crate) fn template(&self, plan: bool) -> String {
+        let (path, builtin) = if plan {
+            (
+                &self.config.prompt_overrides.plan,
+                crate::prompt::PLAN_TEMPLATE,
+            )
+        } else {
+            (
+                &self.config.prompt_overrides.fix,
+                crate::prompt::FIX_TEMPLATE,
+            )
+        };
+        match path {
+            Some(path) => std::fs::read_to_string(path).unwrap_or_else(|err| {
+                self.reporter.warn(&format!(
+                    "cannot read prompt override {}: {err}; using the built-in prompt",
+                    path.display()
+                ));
+                builtin.to_owned()
+            }),
+            None => builtin.to_owned(),
+        }
+    }
+
+    /// Set the result.
+    pub(crate) fn conclude(&mut self, status: Status, exit: ExitStatus, reason: impl Into<String>) {
+        self.evidence.result = RunResult {
+            status,
+            exit_code: exit.code(),
+            reason: reason.into(),
+        };
+    }
+
+    /// The result for a stop caused by budget or signal.
+    pub(crate) fn conclude_stop(&mut self, status: Status) {
+        let reason = match status {
+            Status::Interrupted => "efix was interrupted; the working tree was restored and the \
+                                    run can be continued with --resume"
+                .to_owned(),
+            _ => format!(
+                "the time budget of {} ran out; the working tree was restored",
+                crate::evidence::duration_text(self.evidence.request.timeout_ms)
+            ),
+        };
+        self.conclude(status, ExitStatus::NoProvenFix, reason);
+    }
+}
