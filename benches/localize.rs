@@ -37,14 +37,27 @@ const RUNS: usize = 3;
 const FILES_PER_DIR: usize = 200;
 /// Names the cases' fixes live in, defined again by some generated files as decoys.
 const DECOYS: &[&str] = &[
-    "slugify", "camelCase", "roundTo", "Duration", "from_parts", "Version", "parse", "Reverse",
-    "wrap_words", "toFahrenheit", "dedent", "padStart", "median", "Item", "Cart", "sumCents",
+    "slugify",
+    "camelCase",
+    "roundTo",
+    "Duration",
+    "from_parts",
+    "Version",
+    "parse",
+    "Reverse",
+    "wrap_words",
+    "toFahrenheit",
+    "dedent",
+    "padStart",
+    "median",
+    "Item",
+    "Cart",
+    "sumCents",
 ];
 /// Common module words for generated file names.
 const WORDS: &[&str] = &[
     "parse", "format", "slug", "case", "round", "cart", "version", "wrap", "reverse", "convert",
-    "duration", "models", "util", "index", "core", "config", "client", "server", "router",
-    "store",
+    "duration", "models", "util", "index", "core", "config", "client", "server", "router", "store",
 ];
 
 fn main() {
@@ -57,7 +70,11 @@ fn main() {
     }
     let quick = args.iter().any(|a| a == "quick");
     recall();
-    let sizes: &[usize] = if quick { &[0, 2_000] } else { &[0, 20_000, 100_000] };
+    let sizes: &[usize] = if quick {
+        &[0, 2_000]
+    } else {
+        &[0, 20_000, 100_000]
+    };
     scale(sizes);
 }
 
@@ -229,7 +246,7 @@ fn scale(sizes: &[usize]) {
 /// In a fresh process: localize every case placed in `root` among the first `extra`
 /// generated files; print `case NAME RANK WALL_MICROS CPU_MICROS` lines and `hwm KIB`.
 fn scale_child(root: &Path, extra: usize) {
-    let extra_paths: Vec<String> = (0..extra).map(|i| extra_file_path(i)).collect();
+    let extra_paths: Vec<String> = (0..extra).map(extra_file_path).collect();
     for case in cases() {
         report_case(root, &case, &extra_paths);
     }
@@ -244,6 +261,7 @@ fn scale_child(root: &Path, extra: usize) {
 
 fn report_case(root: &Path, case: &Case, extra_paths: &[String]) {
     let mut placed = case.place(root);
+    // The case's own files, taken out of the shared tree again afterwards.
     let own = placed.tracked.clone();
     placed.tracked.extend(extra_paths.iter().cloned());
     placed.tracked.sort();
@@ -257,8 +275,9 @@ fn report_case(root: &Path, case: &Case, extra_paths: &[String]) {
         cpu.push(cpu_time().saturating_sub(cpu_before));
         rank = rank_of(&candidates, &case.fixed);
     }
-    placed.tracked = own;
-    placed.remove(root);
+    for path in own {
+        std::fs::remove_file(root.join(path)).unwrap();
+    }
     println!(
         "case {} {} {} {}",
         case.name,
@@ -304,13 +323,35 @@ fn extra_file(i: usize) -> (String, String) {
     // 3 to 9 blocks of about 700 bytes.
     let blocks = 3 + (i * 7919) % 7;
     let mut text = String::new();
-    let decoy = (i % 25 == 0).then(|| DECOYS[(i / 25) % DECOYS.len()]);
+    let decoy = i
+        .is_multiple_of(25)
+        .then(|| DECOYS[(i / 25) % DECOYS.len()]);
     match ext {
-        "py" => writeln!(text, "\"\"\"Generated module {i}.\"\"\"\n\nimport os\nfrom .util_{} import helper\n", i / 7).unwrap(),
-        "js" => writeln!(text, "'use strict';\n\nconst helper = require('./util_{}');\n", i / 7).unwrap(),
+        "py" => writeln!(
+            text,
+            "\"\"\"Generated module {i}.\"\"\"\n\nimport os\nfrom .util_{} import helper\n",
+            i / 7
+        )
+        .unwrap(),
+        "js" => writeln!(
+            text,
+            "'use strict';\n\nconst helper = require('./util_{}');\n",
+            i / 7
+        )
+        .unwrap(),
         "ts" => writeln!(text, "import {{ helper }} from './util_{}';\n", i / 7).unwrap(),
-        "rs" => writeln!(text, "//! Generated module {i}.\n\nuse crate::util::helper;\n").unwrap(),
-        _ => writeln!(text, "// Package pkg{} is generated.\npackage pkg{}\n\nimport \"strings\"\n", i / FILES_PER_DIR, i / FILES_PER_DIR).unwrap(),
+        "rs" => writeln!(
+            text,
+            "//! Generated module {i}.\n\nuse crate::util::helper;\n"
+        )
+        .unwrap(),
+        _ => writeln!(
+            text,
+            "// Package pkg{} is generated.\npackage pkg{}\n\nimport \"strings\"\n",
+            i / FILES_PER_DIR,
+            i / FILES_PER_DIR
+        )
+        .unwrap(),
     }
     for b in 0..blocks {
         let name = match (b, decoy) {

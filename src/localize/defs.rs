@@ -135,9 +135,28 @@ const JS_MODIFIERS: &[&[u8]] = &[
 
 /// Words that look like a method shorthand (`name(...) {`) but are statements.
 const JS_STATEMENTS: &[&[u8]] = &[
-    b"if", b"for", b"while", b"switch", b"catch", b"function", b"return", b"with", b"do",
-    b"else", b"try", b"typeof", b"new", b"await", b"yield", b"delete", b"void", b"super",
-    b"import", b"require", b"throw", b"case",
+    b"if",
+    b"for",
+    b"while",
+    b"switch",
+    b"catch",
+    b"function",
+    b"return",
+    b"with",
+    b"do",
+    b"else",
+    b"try",
+    b"typeof",
+    b"new",
+    b"await",
+    b"yield",
+    b"delete",
+    b"void",
+    b"super",
+    b"import",
+    b"require",
+    b"throw",
+    b"case",
 ];
 
 fn js(text: &[u8]) -> Option<(&[u8], DefKind)> {
@@ -149,13 +168,7 @@ fn js(text: &[u8]) -> Option<(&[u8], DefKind)> {
         let rest = trim_start(rest).1;
         return ident(rest).map(|name| (name, DefKind::Function));
     }
-    for keyword in [
-        &b"class"[..],
-        b"interface",
-        b"type",
-        b"enum",
-        b"namespace",
-    ] {
+    for keyword in [&b"class"[..], b"interface", b"type", b"enum", b"namespace"] {
         if let Some(rest) = strip_word(text, keyword) {
             return ident(rest).map(|name| (name, DefKind::Type));
         }
@@ -177,8 +190,7 @@ fn js(text: &[u8]) -> Option<(&[u8], DefKind)> {
     }
     // Both assign: `Foo.prototype.name = ...`, `module.exports = function parse(`.
     if memchr::memchr(b'=', text).is_some() {
-        static PROTOTYPE: LazyLock<Finder<'static>> =
-            LazyLock::new(|| Finder::new(b".prototype."));
+        static PROTOTYPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b".prototype."));
         static FUNCTION: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"function "));
         if let Some(at) = PROTOTYPE.find(text) {
             let rest = &text[at + b".prototype.".len()..];
@@ -219,13 +231,15 @@ fn js(text: &[u8]) -> Option<(&[u8], DefKind)> {
         return Some((name, DefKind::Function));
     }
     // `name: function (`, `name: (a) =>`, `name = (a) =>`, `name = async function`.
-    if let Some(value) = rest
-        .strip_prefix(b":")
-        .or_else(|| rest.strip_prefix(b"=").filter(|value| !value.starts_with(b"=")))
-    {
+    if let Some(value) = rest.strip_prefix(b":").or_else(|| {
+        rest.strip_prefix(b"=")
+            .filter(|value| !value.starts_with(b"="))
+    }) {
         let value = trim_start(value).1;
         let value = strip_word(value, b"async").unwrap_or(value);
-        if value.starts_with(b"function") || (value.starts_with(b"(") && find(value, b"=>").is_some()) {
+        if value.starts_with(b"function")
+            || (value.starts_with(b"(") && find(value, b"=>").is_some())
+        {
             return Some((name, DefKind::Function));
         }
         if ident(value).is_some_and(|arg| trim_start(&value[arg.len()..]).1.starts_with(b"=>")) {
@@ -315,8 +329,24 @@ fn ruby(text: &[u8]) -> Option<(&[u8], DefKind)> {
 
 /// Words that start a C-like statement, never a function definition.
 const C_STATEMENTS: &[&[u8]] = &[
-    b"if", b"for", b"while", b"switch", b"return", b"else", b"case", b"do", b"sizeof", b"new",
-    b"delete", b"throw", b"catch", b"using", b"typedef", b"goto", b"#define", b"#include",
+    b"if",
+    b"for",
+    b"while",
+    b"switch",
+    b"return",
+    b"else",
+    b"case",
+    b"do",
+    b"sizeof",
+    b"new",
+    b"delete",
+    b"throw",
+    b"catch",
+    b"using",
+    b"typedef",
+    b"goto",
+    b"#define",
+    b"#include",
 ];
 
 fn c_like(text: &[u8]) -> Option<(&[u8], DefKind)> {
@@ -364,7 +394,13 @@ fn c_like(text: &[u8]) -> Option<(&[u8], DefKind)> {
 
 /// Callees whose first string argument titles a JS test or suite.
 const TEST_CALLEES: &[&[u8]] = &[
-    b"it", b"test", b"describe", b"suite", b"context", b"specify", b"bench",
+    b"it",
+    b"test",
+    b"describe",
+    b"suite",
+    b"context",
+    b"specify",
+    b"bench",
 ];
 
 /// The title a JS test file gives a test on this line: `it('adds', ...)`,
@@ -374,7 +410,11 @@ pub(crate) fn test_title(line: &[u8]) -> Option<&[u8]> {
         return None;
     }
     let mut from = 0;
-    while let Some(at) = line[from..].iter().position(|b| *b == b'(').map(|at| at + from) {
+    while let Some(at) = line[from..]
+        .iter()
+        .position(|b| *b == b'(')
+        .map(|at| at + from)
+    {
         from = at + 1;
         let callee = callee_before(&line[..at]);
         if !TEST_CALLEES.contains(&callee) {
@@ -631,10 +671,18 @@ mod tests {
                     "var ErrShort = errors.New(\"short\")",
                 ]
             ),
-            ["Reverse:function", "Read:function", "Reader:type", "ErrShort:value"]
+            [
+                "Reverse:function",
+                "Read:function",
+                "Reader:type",
+                "ErrShort:value"
+            ]
         );
         assert_eq!(
-            names(Lang::Ruby, &["  def self.parse(text)", "class Parser < Base"]),
+            names(
+                Lang::Ruby,
+                &["  def self.parse(text)", "class Parser < Base"]
+            ),
             ["parse:function", "Parser:type"]
         );
         assert_eq!(

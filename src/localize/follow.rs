@@ -13,11 +13,11 @@ use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use super::calls::{Call, calls, test_block};
+use super::candidate::Candidate;
 use super::defs::{DefKind, Lang};
 use super::hit::Hit;
 use super::imports::{Import, imports};
 use super::names::{Named, Role};
-use super::candidate::Candidate;
 use super::resolve::is_test_path;
 use super::tree::{Def, Tree, child, parent};
 
@@ -89,7 +89,12 @@ pub(crate) fn hits<'a>(
             Some(TestFile {
                 path,
                 score: c.score,
-                lines: c.lines.iter().copied().take(MAX_LINES_PER_TEST_FILE).collect(),
+                lines: c
+                    .lines
+                    .iter()
+                    .copied()
+                    .take(MAX_LINES_PER_TEST_FILE)
+                    .collect(),
                 imports: imports(tree, path, &text),
                 text,
                 closure: OnceCell::new(),
@@ -159,7 +164,10 @@ fn call_hits<'a>(tree: &Tree<'a>, test: &TestFile<'a>) -> Vec<Hit> {
     let mut out = Vec::new();
     for (first, last) in blocks {
         for call in calls(lang, &test.text, first, last) {
-            if seen.iter().any(|c| c.name == call.name && c.qualifier == call.qualifier) {
+            if seen
+                .iter()
+                .any(|c| c.name == call.name && c.qualifier == call.qualifier)
+            {
                 continue;
             }
             seen.push(call.clone());
@@ -211,17 +219,19 @@ fn named_hits<'a>(tree: &Tree<'a>, tests: &[TestFile<'a>], named: &Named) -> Vec
             })
             .collect();
     }
-    let resolved: Vec<Resolved<'_>> =
-        match tests.iter().find_map(|test| resolve(tree, test, &named.name, None)) {
-            Some(found) => vec![found],
-            None => match global(tree, &named.name) {
-                Global::Found(found) => found,
-                // Too common a name to point anywhere.
-                Global::Many => Vec::new(),
-                Global::Nowhere if named.role == Role::Error => return mentions(tree, named),
-                Global::Nowhere => Vec::new(),
-            },
-        };
+    let resolved: Vec<Resolved<'_>> = match tests
+        .iter()
+        .find_map(|test| resolve(tree, test, &named.name, None))
+    {
+        Some(found) => vec![found],
+        None => match global(tree, &named.name) {
+            Global::Found(found) => found,
+            // Too common a name to point anywhere.
+            Global::Many => Vec::new(),
+            Global::Nowhere if named.role == Role::Error => return mentions(tree, named),
+            Global::Nowhere => Vec::new(),
+        },
+    };
     resolved
         .into_iter()
         .map(|r| Hit {
@@ -330,8 +340,10 @@ fn defining<'a>(tree: &Tree<'a>, import: &Import<'a>, name: &str) -> Option<Reso
 /// directory and below.
 fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<'a>> {
     let first = files.first().copied()?;
-    let mut queue: VecDeque<(&'a str, usize, String)> =
-        files.iter().map(|file| (*file, 0, name.to_owned())).collect();
+    let mut queue: VecDeque<(&'a str, usize, String)> = files
+        .iter()
+        .map(|file| (*file, 0, name.to_owned()))
+        .collect();
     let mut visited: Vec<&'a str> = Vec::new();
     while let Some((file, depth, wanted)) = queue.pop_front() {
         if visited.contains(&file) || visited.len() >= MAX_CLOSURE_FILES {
@@ -347,11 +359,7 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
             } else {
                 format!(" (re-exported by {first})")
             };
-            return Some(Resolved {
-                def,
-                via,
-                share: 1,
-            });
+            return Some(Resolved { def, via, share: 1 });
         }
         if depth >= CLOSURE_DEPTH {
             continue;
@@ -362,7 +370,10 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
         for next in imports(tree, file, &text) {
             let passes = next.alias.as_deref() == Some(wanted.as_str())
                 || next.same_package
-                || next.names.iter().any(|(local, _)| local == &wanted || local == "*");
+                || next
+                    .names
+                    .iter()
+                    .any(|(local, _)| local == &wanted || local == "*");
             if !passes {
                 continue;
             }

@@ -165,4 +165,3 @@ fn ambiguity(count: usize, raw: &str) -> String {
         String::new()
     }
 }
-

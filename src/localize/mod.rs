@@ -25,6 +25,6 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-pub use extract::{Location, extract_locations};
 pub use candidate::Candidate;
+pub use extract::{Location, extract_locations};
 pub use rank::localize;

@@ -52,28 +52,58 @@ static ERRORS: LazyLock<Vec<ErrorPattern>> = LazyLock::new(|| {
     use Role::{Error, Module, Type};
     let specs: &[(&str, &'static [Role])] = &[
         (r"NameError: name '(\w+)' is not defined", &[Error]),
-        (r"AttributeError: '(\w+)' object has no attribute '(\w+)'", &[Type, Error]),
-        (r"AttributeError: type object '(\w+)' has no attribute '(\w+)'", &[Type, Error]),
-        (r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", &[Module, Error]),
+        (
+            r"AttributeError: '(\w+)' object has no attribute '(\w+)'",
+            &[Type, Error],
+        ),
+        (
+            r"AttributeError: type object '(\w+)' has no attribute '(\w+)'",
+            &[Type, Error],
+        ),
+        (
+            r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'",
+            &[Module, Error],
+        ),
         (r"AttributeError: .*has no attribute '(\w+)'", &[Error]),
-        (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", &[Error, Module]),
+        (
+            r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",
+            &[Error, Module],
+        ),
         // Python 3.10+ qualifies methods: `Duration.from_parts() got an unexpected ...`.
         (
             r"TypeError: (?:[\w.]*?(\w+)\.)?(\w+)\(\) (?:got an unexpected keyword|missing \d+ required|takes (?:from )?\d+|got multiple values|got some positional-only|takes no arguments)",
             &[Type, Error],
         ),
-        (r"TypeError: '(\w+)' object is not (?:callable|subscriptable|iterable)", &[Type]),
+        (
+            r"TypeError: '(\w+)' object is not (?:callable|subscriptable|iterable)",
+            &[Type],
+        ),
         (r"ReferenceError: ([\w$]+) is not defined", &[Error]),
-        (r"TypeError: (?:[\w$.]+\.)?([\w$]+) is not a (?:function|constructor)", &[Error]),
-        (r"TypeError: Class constructor ([\w$]+) cannot be invoked", &[Type]),
-        (r"Cannot read propert(?:y|ies) of \w+ \(reading '([\w$]+)'\)", &[Error]),
+        (
+            r"TypeError: (?:[\w$.]+\.)?([\w$]+) is not a (?:function|constructor)",
+            &[Error],
+        ),
+        (
+            r"TypeError: Class constructor ([\w$]+) cannot be invoked",
+            &[Type],
+        ),
+        (
+            r"Cannot read propert(?:y|ies) of \w+ \(reading '([\w$]+)'\)",
+            &[Error],
+        ),
         (r"does not provide an export named '([\w$]+)'", &[Error]),
-        (r"cannot find (?:value|function|type|struct|macro|trait) `(\w+)`", &[Error]),
+        (
+            r"cannot find (?:value|function|type|struct|macro|trait) `(\w+)`",
+            &[Error],
+        ),
         (
             r"no (?:method|field|function|associated item|variant) named `(\w+)` found for (?:\w+ )?`&?(?:mut )?(?:[\w]+::)*(\w+)",
             &[Error, Type],
         ),
-        (r"struct `(?:\w+::)*(\w+)` has no field named `(\w+)`", &[Type, Error]),
+        (
+            r"struct `(?:\w+::)*(\w+)` has no field named `(\w+)`",
+            &[Type, Error],
+        ),
         (r"unresolved import `(?:\w+::)*(\w+)`", &[Error]),
         (r"undefined: (\w+)", &[Error]),
         (
@@ -81,7 +111,10 @@ static ERRORS: LazyLock<Vec<ErrorPattern>> = LazyLock::new(|| {
             &[Error, Type],
         ),
         (r"Cannot find name '(\w+)'", &[Error]),
-        (r"Property '(\w+)' does not exist on type '(\w+)'", &[Error, Type]),
+        (
+            r"Property '(\w+)' does not exist on type '(\w+)'",
+            &[Error, Type],
+        ),
         (r"has no exported member '(\w+)'", &[Error]),
     ];
     specs
@@ -119,10 +152,8 @@ static CALL_IN_TEXT: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// vitest's code frame: `     10|     expect(camelCase('x')).toBe('y');` above a caret line.
-static FRAME_LINE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^\s*\d+\|(.+)$").ok());
-static CARET_LINE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^\s*\|\s*\^+\s*$").ok());
+static FRAME_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\s*\d+\|(.+)$").ok());
+static CARET_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\s*\|\s*\^+\s*$").ok());
 
 /// The names `output` talks about, error names first.
 pub(crate) fn named(output: &str) -> Vec<Named> {

@@ -216,7 +216,12 @@ fn go_test(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     }
     let defs = scope.definitions(name, |p| p.ends_with("_test.go"));
     found(&defs, |def| {
-        hit(def.path, Some(def.line), FAILING_TEST_WEIGHT, defines(test, def.line))
+        hit(
+            def.path,
+            Some(def.line),
+            FAILING_TEST_WEIGHT,
+            defines(test, def.line),
+        )
     })
 }
 
@@ -304,7 +309,12 @@ fn test_function(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     }
     let defs = scope.definitions(test, is_test_path);
     found(&defs, |def| {
-        hit(def.path, Some(def.line), FAILING_TEST_WEIGHT, defines(test, def.line))
+        hit(
+            def.path,
+            Some(def.line),
+            FAILING_TEST_WEIGHT,
+            defines(test, def.line),
+        )
     })
 }
 

@@ -605,7 +605,10 @@ fn failing_test_names_map_to_their_files_for_every_runner() {
 #[test]
 fn a_failure_at_the_call_site_is_followed_to_the_definition_through_a_reexport() {
     let (dir, tracked) = tree(&[
-        ("pyproject.toml", "[tool.pytest.ini_options]\npythonpath = [\"src\"]\n"),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npythonpath = [\"src\"]\n",
+        ),
         ("src/tempo/__init__.py", "from .duration import Duration\n"),
         (
             "src/tempo/duration.py",
@@ -646,7 +649,10 @@ tests/test_duration.py:5: TypeError
 #[test]
 fn a_javascript_package_tested_through_require_parent_reaches_the_module_behind_its_main() {
     let (dir, tracked) = tree(&[
-        ("package.json", "{\"name\": \"qs-lite\", \"main\": \"lib/index.js\"}\n"),
+        (
+            "package.json",
+            "{\"name\": \"qs-lite\", \"main\": \"lib/index.js\"}\n",
+        ),
         (
             "lib/index.js",
             "var parse = require('./parse');\nmodule.exports = { parse: parse };\n",
@@ -688,8 +694,16 @@ fn a_failure_its_imports_explain_never_reads_the_rest_of_the_repository() {
             "var assert = require('assert');\nvar qs = require('..');\n\nit('decodes', function () {\n    assert.deepStrictEqual(qs.parse('a=b+c'), { a: 'b c' });\n});\n".into(),
         ),
     ];
-    files.extend((0..300).map(|n| (format!("vendorless/m{n}.js"), format!("function parse{n}() {{}}\n"))));
-    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    files.extend((0..300).map(|n| {
+        (
+            format!("vendorless/m{n}.js"),
+            format!("function parse{n}() {{}}\n"),
+        )
+    }));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
     let (dir, tracked) = tree(&borrowed);
     let output = format!(
         "  1) decodes:\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n      at Context.<anonymous> ({}/test/parse.js:5:16)\n",

@@ -89,7 +89,9 @@ impl<'a> Tree<'a> {
             return cached.clone();
         }
         let text = self.load(path);
-        self.cache.borrow_mut().insert(path.to_owned(), text.clone());
+        self.cache
+            .borrow_mut()
+            .insert(path.to_owned(), text.clone());
         text
     }
 

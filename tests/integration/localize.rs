@@ -14,8 +14,12 @@ fn every_captured_failure_ranks_the_fixed_file_in_the_top_three() {
     for case in &all {
         let loaded = case.load();
         let placed = &loaded.placed;
-        let candidates =
-            efix::localize::localize(&loaded.root, &placed.tracked, &placed.output, &placed.failing);
+        let candidates = efix::localize::localize(
+            &loaded.root,
+            &placed.tracked,
+            &placed.output,
+            &placed.failing,
+        );
         let rank = rank_of(&candidates, &case.fixed);
         writeln!(report, "{} (`{}`): rank {rank:?}", case.name, case.command).unwrap();
         for candidate in candidates.iter().take(3) {
@@ -24,9 +28,12 @@ fn every_captured_failure_ranks_the_fixed_file_in_the_top_three() {
                 writeln!(report, "    - {reason}").unwrap();
             }
         }
-        if !rank.is_some_and(|rank| rank <= 3) {
+        if rank.is_none_or(|rank| rank > 3) {
             misses.push(case.name.clone());
         }
     }
-    assert!(misses.is_empty(), "fixed file not in the top three for {misses:?}:\n{report}");
+    assert!(
+        misses.is_empty(),
+        "fixed file not in the top three for {misses:?}:\n{report}"
+    );
 }

@@ -125,15 +125,6 @@ impl Case {
     }
 }
 
-impl Placed {
-    /// Take the case's files out of `root` again.
-    pub fn remove(&self, root: &Path) {
-        for path in &self.tracked {
-            std::fs::remove_file(root.join(path)).unwrap();
-        }
-    }
-}
-
 /// Copy `from` to `to`, build output and dependencies left out, noting relative paths.
 fn copy_tree(from: &Path, to: &Path, prefix: &str, tracked: &mut Vec<String>) {
     std::fs::create_dir_all(to).unwrap();

@@ -29,7 +29,13 @@ const EXTENSIONS: &[&str] = &[
 ];
 /// Directory index files, in the same order.
 const INDEXES: &[&str] = &[
-    "index.js", "index.ts", "index.tsx", "index.jsx", "index.mjs", "index.cjs", "index.mts",
+    "index.js",
+    "index.ts",
+    "index.tsx",
+    "index.jsx",
+    "index.mjs",
+    "index.cjs",
+    "index.mts",
     "index.cts",
 ];
 /// Build output directories whose files are compiled from `src/`.
@@ -71,7 +77,13 @@ fn path<'a>(tree: &Tree<'a>, base: &str, style: Style, depth: usize) -> Option<&
             return Some(file);
         }
         // TypeScript sources import each other by their compiled names (`./a.js`).
-        for (js, ts) in [(".js", ".ts"), (".js", ".tsx"), (".jsx", ".tsx"), (".mjs", ".mts"), (".cjs", ".cts")] {
+        for (js, ts) in [
+            (".js", ".ts"),
+            (".js", ".tsx"),
+            (".jsx", ".tsx"),
+            (".mjs", ".mts"),
+            (".cjs", ".cts"),
+        ] {
             if let Some(stem) = base.strip_suffix(js)
                 && let Some(file) = tree.tracked(&format!("{stem}{ts}"))
             {
@@ -221,7 +233,10 @@ fn export_target(exports: &Value, key: &str, style: Style) -> Vec<String> {
 fn conditions(target: &Value, style: Style) -> Vec<String> {
     match target {
         Value::String(target) => vec![target.clone()],
-        Value::Array(items) => items.iter().flat_map(|item| conditions(item, style)).collect(),
+        Value::Array(items) => items
+            .iter()
+            .flat_map(|item| conditions(item, style))
+            .collect(),
         Value::Object(map) => {
             let own = match style {
                 Style::Require => "require",
@@ -287,7 +302,12 @@ fn mapped<'a>(tree: &Tree<'a>, from: &str, spec: &str, style: Style) -> Option<&
             let Some(rest) = rest else {
                 continue;
             };
-            for target in targets.as_array().into_iter().flatten().filter_map(Value::as_str) {
+            for target in targets
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
                 let target = target.replacen('*', rest, 1);
                 if let Some(file) = join(&base, &target).and_then(|p| path(tree, &p, style, 0)) {
                     return Some(file);
@@ -381,9 +401,7 @@ fn without_trailing_commas(text: &str) -> String {
             }
         } else if c == '"' {
             in_string = true;
-        } else if c == ','
-            && matches!(text[i + 1..].trim_start().chars().next(), Some('}' | ']'))
-        {
+        } else if c == ',' && matches!(text[i + 1..].trim_start().chars().next(), Some('}' | ']')) {
             continue;
         }
         out.push(c);

@@ -10,9 +10,8 @@ use regex::Regex;
 use super::{Import, statement};
 use crate::localize::tree::{Tree, child, line_at, parent};
 
-static USE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?m)^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?use[ \t]+([^;]+);").ok()
-});
+static USE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?m)^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?use[ \t]+([^;]+);").ok());
 static MOD: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;").ok()
 });

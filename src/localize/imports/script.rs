@@ -30,9 +30,8 @@ static BOUND_REQUIRE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
-static ANY_LOAD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r#"\b(require|import)\([ \t]*['"]([^'"\n]+)['"][ \t]*\)"#).ok()
-});
+static ANY_LOAD: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"\b(require|import)\([ \t]*['"]([^'"\n]+)['"][ \t]*\)"#).ok());
 
 pub(super) fn imports<'a>(tree: &Tree<'a>, path: &str, text: &str) -> Vec<Import<'a>> {
     let mut found: Vec<(usize, Import<'a>)> = Vec::new();
@@ -95,7 +94,10 @@ pub(super) fn imports<'a>(tree: &Tree<'a>, path: &str, text: &str) -> Vec<Import
             else {
                 continue;
             };
-            if seen.iter().any(|(start, end)| whole.start() >= *start && whole.end() <= *end) {
+            if seen
+                .iter()
+                .any(|(start, end)| whole.start() >= *start && whole.end() <= *end)
+            {
                 continue;
             }
             let style = if kind.as_str() == "require" {
@@ -147,7 +149,10 @@ fn esm_clause(clause: &str) -> (Vec<(String, String)>, Option<String>) {
     for part in outside.split(',') {
         let part = part.trim();
         if let Some(namespace) = part.strip_prefix('*') {
-            alias = namespace.trim().strip_prefix("as").map(|n| n.trim().to_owned());
+            alias = namespace
+                .trim()
+                .strip_prefix("as")
+                .map(|n| n.trim().to_owned());
         } else if !part.is_empty() {
             alias = Some(part.to_owned());
         }

@@ -97,7 +97,10 @@ import fs from 'node:fs';
 ";
     let found = imports_of(
         &[
-            ("package.json", r#"{"name": "qs-lite", "main": "lib/index.js"}"#),
+            (
+                "package.json",
+                r#"{"name": "qs-lite", "main": "lib/index.js"}"#,
+            ),
             ("lib/index.js", ""),
             ("lib/parse.js", ""),
             ("test/index.js", ""),
@@ -143,7 +146,10 @@ import { sum } from 'workspace-lib';
             ("src/index.ts", ""),
             ("src/convert.js", ""),
             ("src/format/pad.ts", ""),
-            ("libs/sum/package.json", r#"{"name": "workspace-lib", "main": "dist/index.js"}"#),
+            (
+                "libs/sum/package.json",
+                r#"{"name": "workspace-lib", "main": "dist/index.js"}"#,
+            ),
             ("libs/sum/src/index.ts", ""),
             ("test/units.test.js", test),
         ],
@@ -210,16 +216,28 @@ export { truncate as cut } from '../src/truncate';
 #[test]
 fn rust_use_and_mod_paths_walk_module_files() {
     let files = [
-        ("Cargo.toml", "[package]\nname = \"semver-lite\"\nversion = \"0.1.0\"\n\n[dependencies]\nname-like = \"1\"\n"),
-        ("src/lib.rs", "mod error;\npub mod text;\npub use error::Error;\n#[cfg(test)]\nmod tests;\n"),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"semver-lite\"\nversion = \"0.1.0\"\n\n[dependencies]\nname-like = \"1\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "mod error;\npub mod text;\npub use error::Error;\n#[cfg(test)]\nmod tests;\n",
+        ),
         ("src/error.rs", ""),
         ("src/text/mod.rs", "pub mod pad;\npub mod wrap;\n"),
         (
             "src/text/pad.rs",
             "#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::wrap::wrap_words;\n}\n",
         ),
-        ("src/text/wrap.rs", "use super::super::Error;\nuse crate::text::{self, wrap::wrap_words as ww};\n"),
-        ("src/tests.rs", "use crate::text::wrap::wrap_words;\nuse super::*;\nuse std::fmt;\n"),
+        (
+            "src/text/wrap.rs",
+            "use super::super::Error;\nuse crate::text::{self, wrap::wrap_words as ww};\n",
+        ),
+        (
+            "src/tests.rs",
+            "use crate::text::wrap::wrap_words;\nuse super::*;\nuse std::fmt;\n",
+        ),
         ("tests/api.rs", "use semver_lite::{Error, text::wrap};\n"),
     ];
     assert_eq!(
@@ -265,7 +283,8 @@ fn rust_use_and_mod_paths_walk_module_files() {
 
 #[test]
 fn go_tests_see_their_package_and_the_module_packages_they_import() {
-    let test = "package strutil\n\nimport (\n\t\"testing\"\n\n\tfmtx \"example.com/textutil/format\"\n)\n";
+    let test =
+        "package strutil\n\nimport (\n\t\"testing\"\n\n\tfmtx \"example.com/textutil/format\"\n)\n";
     let found = imports_of(
         &[
             ("go.mod", "module example.com/textutil\n\ngo 1.21\n"),
