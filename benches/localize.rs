@@ -10,7 +10,8 @@
 //!    localizes every case and reports its time (median of the cases) and its peak RSS
 //!    (`VmHWM`). The extra files are written once, outside the repository, and deleted.
 //!
-//! Run with `cargo bench --bench localize` (`-- quick` stops at 2,000 extra files).
+//! Run with `cargo bench --bench localize` (`-- quick` stops at 2,000 extra files;
+//! `-- sizes=0,20000` measures the sizes given, the last one case by case).
 
 #![expect(
     clippy::unwrap_used,
@@ -69,13 +70,18 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "quick");
+    // `sizes=0,20000` measures those sizes (the last one case by case).
+    let chosen: Option<Vec<usize>> = args
+        .iter()
+        .find_map(|a| a.strip_prefix("sizes="))
+        .map(|list| list.split(',').map(|n| n.parse().unwrap()).collect());
     recall();
-    let sizes: &[usize] = if quick {
-        &[0, 2_000]
-    } else {
-        &[0, 20_000, 100_000]
+    let sizes: Vec<usize> = match chosen {
+        Some(sizes) => sizes,
+        None if quick => vec![0, 2_000],
+        None => vec![0, 20_000, 100_000],
     };
-    scale(sizes);
+    scale(&sizes);
 }
 
 fn median(mut values: Vec<Duration>) -> Duration {
