@@ -716,3 +716,127 @@ fn a_failure_its_imports_explain_never_reads_the_rest_of_the_repository() {
     assert_eq!(paths, ["test/parse.js", "lib/parse.js", "lib/index.js"]);
     assert!(!tree.index_built(), "the whole repository was searched");
 }
+
+/// Import statements, definitions and output lines cut and mixed at random: localization
+/// must never panic on what repositories and runners really contain.
+#[test]
+fn mixed_up_sources_and_output_never_panic() {
+    const PIECES: &[&str] = &[
+        "import ",
+        "from ",
+        " import ",
+        "require(",
+        "'..'",
+        "\"./x\"",
+        "export * from ",
+        "use ",
+        "crate::",
+        "super::",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "mod ",
+        "def ",
+        "class ",
+        "function ",
+        "fn ",
+        "func ",
+        "it('",
+        "describe(`",
+        "test(\"",
+        " as ",
+        ",",
+        ";",
+        "\n",
+        "    ",
+        "\t",
+        "=",
+        "=>",
+        ".",
+        "..",
+        "/",
+        "::",
+        "x",
+        "parse",
+        "Foo",
+        "é",
+        "\u{0}",
+        "File \"",
+        "\", line ",
+        "at ",
+        ":12:5",
+        " (",
+        "src/a.py",
+        "lib/index.js",
+        "::test_x",
+        "TypeError: ",
+        "() got an unexpected keyword argument 'y'",
+        " is not a function",
+        "AttributeError: 'Foo' object has no attribute 'bar'",
+        "E       ",
+        ">       ",
+        "package.json",
+        "tsconfig.json",
+        "{\"main\": \"",
+        "\"exports\": {",
+        "go.mod",
+        "module ",
+        "Cargo.toml",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..40 {
+        let mut text = || {
+            (0..next(200))
+                .map(|_| PIECES[next(PIECES.len())])
+                .collect::<String>()
+        };
+        let names = [
+            "package.json",
+            "tsconfig.json",
+            "Cargo.toml",
+            "go.mod",
+            "src/a.py",
+            "src/__init__.py",
+            "lib/index.js",
+            "lib/x.ts",
+            "src/lib.rs",
+            "src/x/mod.rs",
+            "tests/test_a.py",
+            "test/a.test.js",
+            "tests/a.rs",
+            "pkg/a_test.go",
+            "pkg/a.go",
+        ];
+        let contents: Vec<(String, String)> = names
+            .iter()
+            .map(|name| ((*name).to_owned(), text()))
+            .collect();
+        let files: Vec<(&str, &str)> = contents
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str()))
+            .collect();
+        let (dir, tracked) = tree(&files);
+        let output = format!(
+            "{}\n  File \"{}/tests/test_a.py\", line 3, in t\n{}",
+            text(),
+            dir.path().display(),
+            text()
+        );
+        let failing = [
+            text(),
+            "tests/test_a.py::test_x".to_owned(),
+            format!("x::{round}"),
+        ];
+        let candidates = localize(dir.path(), &tracked, &output, &failing);
+        assert!(candidates.iter().all(|c| tracked.contains(&c.path)));
+    }
+}

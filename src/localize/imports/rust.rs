@@ -96,7 +96,7 @@ fn expand(prefix: &[String], text: &str, out: &mut Vec<(Vec<String>, String)>) {
     let text = text.trim();
     if let Some(open) = text.find('{') {
         let head: Vec<String> = segments(&text[..open]);
-        let Some(close) = text.rfind('}') else {
+        let Some(close) = text.rfind('}').filter(|close| *close > open) else {
             return;
         };
         let mut base = prefix.to_vec();

@@ -238,7 +238,10 @@ fn rust_use_and_mod_paths_walk_module_files() {
             "src/tests.rs",
             "use crate::text::wrap::wrap_words;\nuse super::*;\nuse std::fmt;\n",
         ),
-        ("tests/api.rs", "use semver_lite::{Error, text::wrap};\n"),
+        (
+            "tests/api.rs",
+            "use semver_lite::{Error, text::wrap};\nuse semver_lite::}{;\n",
+        ),
     ];
     assert_eq!(
         imports_of(&files, "src/lib.rs"),
