@@ -15,11 +15,14 @@ mod summary;
 pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile, Version,
+    OpenaiFile, PathsFile, PriceFile, PromptsFile, Tokens, Usd, SandboxFile, SecurityFile, StringList, TestFile, Version,
     schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
-pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+pub use model::{
+    AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
+    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig,
+};
 pub use summary::check_summary;
 
 #[cfg(test)]

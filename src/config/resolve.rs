@@ -29,7 +29,10 @@ use std::time::Duration;
 
 use super::error::{ConfigError, Origin};
 use super::file::{FileConfig, StringList};
-use super::model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+use super::model::{
+    AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
+    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig,
+};
 use crate::patch::PatchPolicy;
 use crate::runner::{RunnerSettings, Secret, child_env};
 
@@ -45,8 +48,24 @@ pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_OPENAI_TIMEOUT: Duration = Duration::from_millis(120_000);
 /// Default retries of a failed API request.
 pub const DEFAULT_OPENAI_MAX_RETRIES: u32 = 2;
+/// Default OpenAI dialect.
+pub const DEFAULT_OPENAI_FLAVOR: OpenaiFlavor = OpenaiFlavor::Openai;
+/// Default Azure OpenAI `api-version`: the newest generally available one with structured
+/// output.
+pub const DEFAULT_OPENAI_API_VERSION: &str = "2024-10-21";
 /// Default timeout of one ACP request; longer than HTTP because an agent turn runs tools.
 pub const DEFAULT_ACP_TIMEOUT: Duration = Duration::from_millis(600_000);
+/// ACP agents answer in text by default: nothing they ask to do is allowed.
+pub const DEFAULT_ACP_MODE: AcpMode = AcpMode::Answer;
+/// Prompts holding secrets are not sent by default.
+pub const DEFAULT_SECRETS_IN_PROMPT: SecretsInPrompt = SecretsInPrompt::Deny;
+/// The fix prompt asks for exact-text edits by default.
+pub const DEFAULT_FIX_FORMAT: FixFormat = FixFormat::Edits;
+/// Default cap on one prompt (200 KB): far above what localization sends, far below what
+/// would cost real money by accident.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 200_000;
+/// Smallest accepted `budget.max-input-bytes`: the prompts' fixed text must fit.
+pub const MIN_INPUT_BYTES: u64 = 8 * 1024;
 /// A regression test is required by default: an unproven fix is not a fix.
 pub const DEFAULT_TEST_REQUIRED: bool = true;
 /// `test.suite-budget-ms`: the derived whole suite's baseline may take 10 minutes.
@@ -401,7 +420,14 @@ impl Config {
         let security = file.security.unwrap_or_default();
         let sandbox = file.sandbox.unwrap_or_default();
         let paths = file.paths.unwrap_or_default();
-        let budget = file.budget.unwrap_or_default();
+        let mut budget = file.budget.unwrap_or_default();
+        let budget_extra = BudgetExtra {
+            max_engine_calls: budget.max_engine_calls.take(),
+            max_tokens: budget.max_tokens.take(),
+            max_cost_usd: budget.max_cost_usd.take(),
+            prices: budget.prices.take(),
+            max_input_bytes: budget.max_input_bytes.take(),
+        };
         let prompts = file.prompts.unwrap_or_default();
 
         let env_engine = match layers.env_text(ENV_ENGINE)? {
@@ -440,11 +466,18 @@ impl Config {
         );
         let openai_timeout = layers.file(millis(openai.timeout_ms), DEFAULT_OPENAI_TIMEOUT);
         let max_retries = layers.file(openai.max_retries.map(|c| c.0), DEFAULT_OPENAI_MAX_RETRIES);
-        check_env_name(
-            "openai.api-key-env",
-            &api_key_env.value,
-            &api_key_env.origin,
-        )?;
+        // An empty name means "send no key".
+        if !api_key_env.value.is_empty() {
+            check_env_name(
+                "openai.api-key-env",
+                &api_key_env.value,
+                &api_key_env.origin,
+            )?;
+        }
+        let api_version = layers.file(
+            openai.api_version,
+            DEFAULT_OPENAI_API_VERSION.to_owned(),
+        );
         let openai = OpenaiConfig {
             model: check_text("openai.model", &model)?,
             api_key_env: api_key_env.value,
@@ -462,6 +495,8 @@ impl Config {
                 MAX_RETRIES_LIMIT,
                 "retries",
             )?,
+            flavor: layers.file(openai.flavor, DEFAULT_OPENAI_FLAVOR).value,
+            api_version: check_text("openai.api-version", &api_version)?,
         };
 
         let acp_command = layers.file(acp.command.map(Some), None);
@@ -483,6 +518,10 @@ impl Config {
             Duration::from_millis(1),
             MAX_TIMEOUT,
         )?;
+        let acp_env_pass = layers.file(list(acp.env_pass), Vec::new());
+        let acp_env_pass = check_env_names("acp.env-pass", &acp_env_pass)?;
+        check_agent_env(&acp_env_pass, &layers.file_origin)?;
+        let acp_mode = layers.file(acp.mode, DEFAULT_ACP_MODE).value;
 
         let suites_cli =
             (!overrides.suites.is_empty()).then(|| (overrides.suites.clone(), "--suite"));
@@ -532,11 +571,14 @@ impl Config {
         )?;
 
         let network = layers.file(security.network, DEFAULT_NETWORK).value;
+        let secrets_in_prompt = layers
+            .file(security.secrets_in_prompt, DEFAULT_SECRETS_IN_PROMPT)
+            .value;
         let redact = layers.file(list(security.redact), owned(DEFAULT_REDACT));
         let mut redact = check_env_names("security.redact", &redact)?;
         // The API key efix itself uses is always a secret, even when `security.redact` replaces
         // the default list without naming it.
-        if !redact.contains(&openai.api_key_env) {
+        if !openai.api_key_env.is_empty() && !redact.contains(&openai.api_key_env) {
             redact.push(openai.api_key_env.clone());
         }
 
@@ -593,6 +635,7 @@ impl Config {
             MAX_TIMEOUT,
         )?;
 
+        let engine_budget = engine_budget(&budget_extra, &openai.model, &layers)?;
         let prompt_overrides = PromptOverrides {
             plan: join_prompt(
                 &overrides.repo,
@@ -606,9 +649,17 @@ impl Config {
                 "prompts.fix",
                 &layers.file_origin,
             )?,
+            dir: join_prompt(
+                &overrides.repo,
+                prompts.dir,
+                "prompts.dir",
+                &layers.file_origin,
+            )?,
         };
+        let fix_format = layers.file(prompts.fix_format, DEFAULT_FIX_FORMAT).value;
 
         let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
+        let acp_env = agent_env(env, &acp_env_pass);
         let secrets = secrets(&redact, env);
         let runner = RunnerSettings {
             env: child_env,
@@ -624,19 +675,129 @@ impl Config {
             openai,
             acp_command: acp_command.value,
             acp_timeout,
+            acp_env,
+            acp_mode,
             test,
             allow,
             command_timeout,
             network,
             redact,
+            secrets_in_prompt,
             env_dropped,
             max_rounds,
             run_timeout,
             prompt_overrides,
+            fix_format,
+            engine_budget,
             patch,
             runner,
         })
     }
+}
+
+/// Variables an agent must never get, even when listed in `acp.env-pass`: the token efix
+/// publishes with and the GitHub runner's own channels.
+const NEVER_TO_AGENT: &[&str] = &[
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+];
+
+fn check_agent_env(names: &[String], origin: &Origin) -> Result<(), ConfigError> {
+    for (index, name) in names.iter().enumerate() {
+        if NEVER_TO_AGENT.contains(&name.as_str())
+            || name.starts_with("ACTIONS_")
+            || name.starts_with("INPUT_")
+        {
+            return Err(out_of_range(
+                &format!("acp.env-pass[{index}]"),
+                origin,
+                format!(
+                    "{name} is never passed to an agent: it carries the repository's token or \
+                     the runner's own channels; list only the agent's own credentials"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The agent's environment: what every command gets, plus the variables `acp.env-pass` names
+/// (the agent's own credentials, which the command list would drop), when set.
+fn agent_env(env: &Env, pass: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let (mut vars, _) = child_env(env.vars().iter().cloned(), &[]);
+    for name in pass {
+        match env.get(name) {
+            Some(value) => {
+                vars.retain(|(existing, _)| existing != name.as_str());
+                vars.push((name.into(), value.to_owned()));
+            }
+            None => tracing::warn!(%name, "acp.env-pass names a variable that is not set"),
+        }
+    }
+    vars.sort();
+    vars
+}
+
+/// The engine keys of the `budget` section, taken out so they resolve on their own.
+struct BudgetExtra {
+    max_engine_calls: Option<super::file::Count>,
+    max_tokens: Option<super::file::Tokens>,
+    max_cost_usd: Option<super::file::Usd>,
+    prices: Option<std::collections::BTreeMap<String, super::file::PriceFile>>,
+    max_input_bytes: Option<super::file::Bytes>,
+}
+
+/// The engine budget; a cost limit needs a price for the configured model, or it could never
+/// be enforced.
+fn engine_budget(
+    budget: &BudgetExtra,
+    model: &str,
+    layers: &Layers<'_>,
+) -> Result<EngineBudget, ConfigError> {
+    let origin = &layers.file_origin;
+    let prices: std::collections::BTreeMap<String, Price> = budget
+        .prices
+        .iter()
+        .flatten()
+        .map(|(name, price)| {
+            (
+                name.clone(),
+                Price {
+                    prompt: price.prompt_usd_per_mtok.0,
+                    completion: price.completion_usd_per_mtok.0,
+                },
+            )
+        })
+        .collect();
+    if let Some(limit) = budget.max_cost_usd
+        && !prices.contains_key(model)
+    {
+        return Err(out_of_range(
+            "budget.max-cost-usd",
+            origin,
+            format!(
+                "{} needs the price of model {model:?}; add it under `budget.prices`                  (`{model}: {{prompt-usd-per-mtok: N, completion-usd-per-mtok: N}}`)",
+                limit.0
+            ),
+        ));
+    }
+    let input = layers.file(
+        budget.max_input_bytes.map(|b| b.0),
+        DEFAULT_MAX_INPUT_BYTES,
+    );
+    let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
+    Ok(EngineBudget {
+        max_calls: budget.max_engine_calls.map(|c| c.0),
+        max_tokens: budget.max_tokens.map(|t| t.0),
+        max_cost_usd: budget.max_cost_usd.map(|usd| usd.0),
+        prices,
+        max_input_bytes,
+    })
 }
 
 /// The values of the `redact` names in efix's own environment; unset, empty and non-UTF-8

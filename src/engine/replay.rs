@@ -2,7 +2,8 @@
 //! order). It drives the tests and the demo offline, and reproduces a recorded run.
 //!
 //! Answers go through the same contract, parse and apply path as a live model's, so a replay
-//! file may hold malformed output on purpose.
+//! file may hold malformed output on purpose. A fix answer holds the change in `output` (raw
+//! model text) or in `edits` (exact-text replacements), like a structured answer.
 
 use std::path::Path;
 
@@ -89,10 +90,7 @@ impl Engine for ReplayEngine {
     }
 
     fn plan(&mut self, _request: &PlanRequest) -> Result<Reply<PlanResponse>, EngineError> {
-        Ok(Reply {
-            response: self.file.plan.clone(),
-            usage: None,
-        })
+        Ok(Reply::plain(self.file.plan.clone()))
     }
 
     fn fix(&mut self, request: &FixRequest) -> Result<Reply<FixResponse>, EngineError> {
@@ -107,10 +105,7 @@ impl Engine for ReplayEngine {
                     number: request.call_index + 1,
                     available: self.file.fix.len(),
                 })?;
-        Ok(Reply {
-            response: answer,
-            usage: None,
-        })
+        Ok(Reply::plain(answer))
     }
 }
 
@@ -127,12 +122,9 @@ mod tests {
         FixRequest {
             round: 1,
             call_index,
-            command: String::new(),
-            failure: String::new(),
-            hypothesis: String::new(),
-            excerpts: Vec::new(),
-            feedback: Vec::new(),
-            prompt: String::new(),
+            prompt: crate::engine::Prompt::default(),
+            text_prompt: None,
+            deadline: std::time::Instant::now(),
         }
     }
 
