@@ -658,8 +658,13 @@ impl Config {
         };
         let fix_format = layers.file(prompts.fix_format, DEFAULT_FIX_FORMAT).value;
 
-        let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
-        let acp_env = agent_env(env, &acp_env_pass);
+        let (mut child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
+        // The key efix's engine uses never reaches a command, whatever it is named.
+        child_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
+        let mut acp_env = agent_env(env, &acp_env_pass);
+        if !acp_env_pass.contains(&openai.api_key_env) {
+            acp_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
+        }
         let secrets = secrets(&redact, env);
         let runner = RunnerSettings {
             env: child_env,

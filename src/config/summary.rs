@@ -56,11 +56,12 @@ pub fn check_summary(config: &Config) -> String {
             config.fix_format.as_str()
         ),
         EngineKind::Acp => format!(
-            "acp ({} mode), agent `{}`, timeout {}, passes {} variables",
+            "acp ({} mode), agent `{}`, timeout {}, passes {} variable{}",
             config.acp_mode.as_str(),
             config.acp_command.as_deref().unwrap_or_default(),
             seconds(config.acp_timeout),
-            config.acp_env.len()
+            config.acp_env.len(),
+            if config.acp_env.len() == 1 { "" } else { "s" }
         ),
         EngineKind::Replay => "replay (answers from the --replay file)".to_owned(),
     };

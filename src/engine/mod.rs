@@ -12,7 +12,7 @@
 
 pub mod acp;
 mod model;
-// pub mod openai;
+pub mod openai;
 pub mod replay;
 mod schema;
 mod wire;

@@ -161,7 +161,7 @@ mod tests {
         );
         assert_eq!(
             schema["properties"]["edits"]["items"]["required"],
-            serde_json::json!(["path", "old_text", "new_text"])
+            serde_json::json!(["new_text", "old_text", "path"])
         );
     }
 

@@ -201,14 +201,16 @@ mod tests {
             Section::data("files", "files", lines("file", 400), Cut::Head),
             Section::data("failure", "output", lines("out", 400), Cut::Tail),
         ];
-        let fitted = fit("{{rules}}\n{{files}}\n{{failure}}\n", sections, 100, 4000);
+        let fitted = fit("{{rules}}\n{{files}}\n{{failure}}\n", sections, 100, 2500);
         assert!(!fitted.over);
-        assert!(100 + fitted.text.len() <= 4000, "{}", fitted.text.len());
+        assert!(100 + fitted.text.len() <= 2500, "{}", fitted.text.len());
         assert!(fitted.text.contains("rules stay"));
         // The file list went first and entirely; the output kept its end.
         assert_eq!(fitted.cuts[0].section, "files");
-        assert!(fitted.text.contains("out 400\n"));
-        assert!(!fitted.text.contains("out 1\n"));
+        assert_eq!(fitted.cuts[0].kept, 0);
+        assert_eq!(fitted.cuts[1].section, "failure");
+        assert!(fitted.text.contains("\nout 400\n"));
+        assert!(!fitted.text.contains("\nout 1\n"));
         assert!(fitted.text.contains("bytes cut by efix to fit budget.max-input-bytes"));
     }
 

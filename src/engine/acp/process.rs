@@ -111,6 +111,14 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        // The error comes on the read after the one that crossed the bound: a read that
+        // fails must not have filled the buffer.
+        if self.line > MAX_LINE_BYTES {
+            return Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the agent sent a line longer than {MAX_LINE_BYTES} bytes"),
+            )));
+        }
         let before = buf.filled().len();
         let this = &mut *self;
         let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
@@ -121,12 +129,6 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
                 } else {
                     this.line += 1;
                 }
-            }
-            if this.line > MAX_LINE_BYTES {
-                return Poll::Ready(Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("the agent sent a line longer than {MAX_LINE_BYTES} bytes"),
-                )));
             }
         }
         poll
