@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use crate::config::SecretsInPrompt;
 use crate::engine::{
-    CallKind, CallMeta, CallOutcome, Engine, FixRequest, FixResponse, PlanRequest, PlanResponse,
+    CallKind, CallMeta, CallOutcome, Engine, EngineError, FixRequest, FixResponse, PlanRequest, PlanResponse,
     Prompt,
 };
 use crate::evidence::{EngineCall, SecretsFound};
@@ -40,6 +40,9 @@ pub(crate) struct Built {
 pub(crate) enum Failure {
     /// The engine failed, refused or answered nothing; the round ends.
     Engine(String),
+    /// The server refused the request for good (a wrong key, model or URL): no later call
+    /// can succeed, so the run ends.
+    Fatal(String),
     /// The answer cannot be used as it came (cut off, empty); it is fed back like an answer
     /// that broke the contract.
     Contract(Issue),
@@ -84,7 +87,7 @@ pub(crate) fn plan(
             record(ctx, &mut call, &reply.meta, started);
             usable(&reply.meta).map(|()| reply.response)
         }
-        Err(err) => Err(failed(&mut call, started, err.to_string())),
+        Err(err) => Err(failed(&mut call, started, &err)),
     };
     log(&call);
     if let Ok(plan) = &answer {
@@ -154,7 +157,7 @@ pub(crate) fn fix(
             }
             usable(&reply.meta).map(|()| reply.response)
         }
-        Err(err) => Err(failed(&mut call, started, err.to_string())),
+        Err(err) => Err(failed(&mut call, started, &err)),
     };
     log(&call);
     ctx.evidence.engine.calls.push(call);
@@ -240,11 +243,17 @@ fn record(ctx: &Ctx<'_>, call: &mut EngineCall, meta: &CallMeta, started: Instan
     );
 }
 
-fn failed(call: &mut EngineCall, started: Instant, message: String) -> Failure {
+fn failed(call: &mut EngineCall, started: Instant, err: &EngineError) -> Failure {
+    let message = err.to_string();
     call.latency_ms = millis(started);
     call.outcome = CallOutcome::Failed;
     call.error = Some(message.clone());
-    Failure::Engine(message)
+    match err {
+        EngineError::Rejected { .. } | EngineError::MissingKey { .. } | EngineError::Setup { .. } => {
+            Failure::Fatal(message)
+        }
+        _ => Failure::Engine(message),
+    }
 }
 
 /// Whether an answer with this outcome can be used.

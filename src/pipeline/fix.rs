@@ -175,7 +175,7 @@ fn apply(
                 let text = response.patch_text();
                 (response, text)
             }
-            Err(Failure::Engine(message)) => {
+            Err(Failure::Engine(message) | Failure::Fatal(message)) => {
                 round.verdict = RoundVerdict::EngineFailed;
                 round.issues.push(Issue::new("engine.error", message));
                 return Ok(None);

@@ -89,6 +89,15 @@ fn localize(
             ctx.conclude(Status::NoProvenFix, ExitStatus::NoProvenFix, reason);
             return Ok(Some(ExitStatus::NoProvenFix));
         }
+        Err(Failure::Fatal(message)) => {
+            ctx.reporter.warn(&message);
+            ctx.conclude(
+                Status::NoProvenFix,
+                ExitStatus::NoProvenFix,
+                format!("the engine could not be used: {message}"),
+            );
+            return Ok(Some(ExitStatus::NoProvenFix));
+        }
         Err(Failure::Engine(message)) => {
             ctx.reporter
                 .warn(&format!("the engine gave no plan: {message}"));

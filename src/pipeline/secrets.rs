@@ -33,14 +33,18 @@ pub(crate) struct Tokens {
 
 /// Scan the prompts of one request.
 pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, RunnerError> {
+    // The variants of a request (structured, text) differ only in their answer format: the
+    // count is that of the one holding most, the rules those of all.
     let mut found = Found::default();
     for prompt in prompts {
+        let mut count = 0;
         for text in [&prompt.system, &prompt.user] {
             for hit in secret_matches(secrets, text)? {
-                found.count += 1;
+                count += 1;
                 found.rules.push(hit.rule);
             }
         }
+        found.count = found.count.max(count);
     }
     found.rules.sort();
     found.rules.dedup();

@@ -6,11 +6,14 @@
     reason = "a test whose setup fails should fail loudly"
 )]
 
+mod engines;
 mod harness;
+mod openai_server;
 
 mod cli;
 mod demo;
 mod ecosystems;
+mod openai;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
