@@ -209,7 +209,11 @@ fn build_engine(
             let key = if name.is_empty() {
                 None
             } else {
-                match env.get(name).and_then(|v| v.to_str()).filter(|v| !v.is_empty()) {
+                match env
+                    .get(name)
+                    .and_then(|v| v.to_str())
+                    .filter(|v| !v.is_empty())
+                {
                     Some(key) => Some(key.to_owned()),
                     None => {
                         return Err(setup_failed(crate::engine::EngineError::MissingKey {

@@ -474,10 +474,7 @@ impl Config {
                 &api_key_env.origin,
             )?;
         }
-        let api_version = layers.file(
-            openai.api_version,
-            DEFAULT_OPENAI_API_VERSION.to_owned(),
-        );
+        let api_version = layers.file(openai.api_version, DEFAULT_OPENAI_API_VERSION.to_owned());
         let openai = OpenaiConfig {
             model: check_text("openai.model", &model)?,
             api_key_env: api_key_env.value,
@@ -791,10 +788,7 @@ fn engine_budget(
             ),
         ));
     }
-    let input = layers.file(
-        budget.max_input_bytes.map(|b| b.0),
-        DEFAULT_MAX_INPUT_BYTES,
-    );
+    let input = layers.file(budget.max_input_bytes.map(|b| b.0), DEFAULT_MAX_INPUT_BYTES);
     let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
     Ok(EngineBudget {
         max_calls: budget.max_engine_calls.map(|c| c.0),

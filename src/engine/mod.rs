@@ -18,8 +18,8 @@ mod schema;
 mod wire;
 
 pub use model::{
-    AnswerStyle, CallKind, CallMeta, CallOutcome, Engine, EngineError, EngineInfo, Permission,
-    PermissionAnswer, PlanRequest, Prompt, Reply, FixRequest, Usage,
+    AnswerStyle, CallKind, CallMeta, CallOutcome, Engine, EngineError, EngineInfo, FixRequest,
+    Permission, PermissionAnswer, PlanRequest, Prompt, Reply, Usage,
 };
 pub use schema::{FIX_SCHEMA_NAME, PLAN_SCHEMA_NAME, fix_schema, plan_schema};
 pub use wire::{Edit, FileJustification, FixResponse, PlanResponse};

@@ -18,14 +18,7 @@ pub const FIX_SCHEMA_NAME: &str = "efix_fix";
 
 /// Keywords strict mode does not accept; dropped wherever they occur.
 const UNSUPPORTED: &[&str] = &[
-    "$schema",
-    "title",
-    "default",
-    "format",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
+    "$schema", "title", "default", "format", "minimum", "maximum", "minItems", "maxItems",
 ];
 
 /// The strict schema of the plan response.

@@ -103,15 +103,10 @@ impl FixResponse {
     /// Read an answer that came as text: a JSON fix object (bare or in one ```json fence)
     /// when it is one, else the whole text is `output` and goes to the patch contract as is.
     pub fn from_text(text: &str) -> FixResponse {
-        match json_object::<FixResponse>(text) {
-            Some(response) if !response.output.is_empty() || !response.edits.is_empty() => {
-                response
-            }
-            _ => FixResponse {
-                output: text.to_owned(),
-                ..FixResponse::default()
-            },
-        }
+        json_object::<FixResponse>(text).unwrap_or_else(|| FixResponse {
+            output: text.to_owned(),
+            ..FixResponse::default()
+        })
     }
 }
 

@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::engine::CallKind;
 use crate::config::SecretsInPrompt;
+pub use crate::engine::CallKind;
 use crate::engine::{CallOutcome, EngineInfo, FixResponse, Permission, Usage};
-use crate::prompt::CutRecord;
 use crate::localize::Candidate;
 use crate::policy::Issue;
+use crate::prompt::CutRecord;
 use crate::runner::{Outcome, SandboxReport};
 use crate::testreport::TestReport;
 
@@ -115,7 +115,10 @@ impl EngineRecord {
 
     /// Calls that reached the engine (not skipped, not answered from a checkpoint).
     pub fn calls_made(&self) -> usize {
-        self.calls.iter().filter(|call| call.reached_engine()).count()
+        self.calls
+            .iter()
+            .filter(|call| call.reached_engine())
+            .count()
     }
 
     /// Total cost of the priced calls, in US dollars.

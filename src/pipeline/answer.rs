@@ -31,8 +31,15 @@ pub(crate) fn answer(
     let templates = Templates::load(&ctx.config.prompt_overrides)?;
     let style = engine.style(CallKind::Fix);
     let prompt = fix_prompt(ctx, &templates, style, number, contract_feedback);
-    let text_prompt = (style == AnswerStyle::Structured)
-        .then(|| fix_prompt(ctx, &templates, AnswerStyle::Text, number, contract_feedback));
+    let text_prompt = (style == AnswerStyle::Structured).then(|| {
+        fix_prompt(
+            ctx,
+            &templates,
+            AnswerStyle::Text,
+            number,
+            contract_feedback,
+        )
+    });
     let built = Built {
         cuts: prompt.1,
         prompt: prompt.0,

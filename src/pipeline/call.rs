@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::config::SecretsInPrompt;
 use crate::engine::{
-    CallKind, CallMeta, CallOutcome, Engine, EngineError, FixRequest, FixResponse, PlanRequest, PlanResponse,
-    Prompt,
+    CallKind, CallMeta, CallOutcome, Engine, EngineError, FixRequest, FixResponse, PlanRequest,
+    PlanResponse, Prompt,
 };
 use crate::evidence::{EngineCall, SecretsFound};
 use crate::policy::Issue;
@@ -249,9 +249,9 @@ fn failed(call: &mut EngineCall, started: Instant, err: &EngineError) -> Failure
     call.outcome = CallOutcome::Failed;
     call.error = Some(message.clone());
     match err {
-        EngineError::Rejected { .. } | EngineError::MissingKey { .. } | EngineError::Setup { .. } => {
-            Failure::Fatal(message)
-        }
+        EngineError::Rejected { .. }
+        | EngineError::MissingKey { .. }
+        | EngineError::Setup { .. } => Failure::Fatal(message),
         _ => Failure::Engine(message),
     }
 }

@@ -81,7 +81,11 @@ fn localize(
         Ok(plan) => Some(plan),
         Err(Failure::Budget(spent)) => {
             ctx.reporter.warn(&spent.reason);
-            ctx.conclude(Status::BudgetExhausted, ExitStatus::NoProvenFix, spent.reason);
+            ctx.conclude(
+                Status::BudgetExhausted,
+                ExitStatus::NoProvenFix,
+                spent.reason,
+            );
             return Ok(Some(ExitStatus::NoProvenFix));
         }
         Err(Failure::Secrets(reason)) => {
@@ -381,7 +385,6 @@ fn normalize(path: &str) -> String {
         .unwrap_or(trimmed)
         .to_owned()
 }
-
 
 #[cfg(test)]
 mod tests {

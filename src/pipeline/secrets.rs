@@ -52,7 +52,10 @@ pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, Run
 }
 
 /// Replace every secret in the prompts by its placeholder.
-pub(crate) fn tokenize(secrets: &[Secret], prompts: &mut [&mut Prompt]) -> Result<Tokens, RunnerError> {
+pub(crate) fn tokenize(
+    secrets: &[Secret],
+    prompts: &mut [&mut Prompt],
+) -> Result<Tokens, RunnerError> {
     let mut tokens = Tokens::default();
     for prompt in prompts.iter_mut() {
         for text in [&mut prompt.system, &mut prompt.user] {
@@ -153,7 +156,10 @@ mod tests {
             user: format!("a {token} b hunter2-correct-horse c {token}"),
         };
         let tokens = tokenize(&[secret()], &mut [&mut prompt]).unwrap();
-        assert_eq!(prompt.user, "a EFIX_SECRET_1 b EFIX_SECRET_2 c EFIX_SECRET_1");
+        assert_eq!(
+            prompt.user,
+            "a EFIX_SECRET_1 b EFIX_SECRET_2 c EFIX_SECRET_1"
+        );
         let mut answer = FixResponse {
             edits: vec![Edit {
                 path: "config.py".to_owned(),

@@ -211,17 +211,16 @@ mod tests {
         assert_eq!(fitted.cuts[1].section, "failure");
         assert!(fitted.text.contains("\nout 400\n"));
         assert!(!fitted.text.contains("\nout 1\n"));
-        assert!(fitted.text.contains("bytes cut by efix to fit budget.max-input-bytes"));
+        assert!(
+            fitted
+                .text
+                .contains("bytes cut by efix to fit budget.max-input-bytes")
+        );
     }
 
     #[test]
     fn fixed_text_over_the_cap_is_reported() {
-        let fitted = fit(
-            "{{a}}",
-            vec![Section::fixed("a", "x".repeat(100))],
-            0,
-            10,
-        );
+        let fitted = fit("{{a}}", vec![Section::fixed("a", "x".repeat(100))], 0, 10);
         assert!(fitted.over);
         assert_eq!(fitted.cuts, Vec::new());
     }

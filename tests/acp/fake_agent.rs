@@ -81,7 +81,9 @@ impl Fake {
         kind: acp::ToolKind,
         path: Option<PathBuf>,
     ) -> acp::Result<bool> {
-        let mut fields = acp::ToolCallUpdateFields::new().title(id.to_owned()).kind(kind);
+        let mut fields = acp::ToolCallUpdateFields::new()
+            .title(id.to_owned())
+            .kind(kind);
         if let Some(path) = path {
             fields = fields.locations(vec![acp::ToolCallLocation::new(path)]);
         }
@@ -101,14 +103,20 @@ impl Fake {
             &response.outcome,
             acp::RequestPermissionOutcome::Selected(selected) if &*selected.option_id.0 == "allow"
         );
-        eprintln!("permission {id}: {}", if allowed { "allowed" } else { "refused" });
+        eprintln!(
+            "permission {id}: {}",
+            if allowed { "allowed" } else { "refused" }
+        );
         Ok(allowed)
     }
 }
 
 #[async_trait::async_trait(?Send)]
 impl acp::Agent for Fake {
-    async fn initialize(&self, args: acp::InitializeRequest) -> acp::Result<acp::InitializeResponse> {
+    async fn initialize(
+        &self,
+        args: acp::InitializeRequest,
+    ) -> acp::Result<acp::InitializeResponse> {
         let caps = &args.client_capabilities;
         if caps.terminal || caps.fs.read_text_file || caps.fs.write_text_file {
             eprintln!("the client advertised a capability efix must not offer");
@@ -117,11 +125,17 @@ impl acp::Agent for Fake {
         Ok(acp::InitializeResponse::new(acp::ProtocolVersion::V1))
     }
 
-    async fn authenticate(&self, _: acp::AuthenticateRequest) -> acp::Result<acp::AuthenticateResponse> {
+    async fn authenticate(
+        &self,
+        _: acp::AuthenticateRequest,
+    ) -> acp::Result<acp::AuthenticateResponse> {
         Ok(acp::AuthenticateResponse::default())
     }
 
-    async fn new_session(&self, args: acp::NewSessionRequest) -> acp::Result<acp::NewSessionResponse> {
+    async fn new_session(
+        &self,
+        args: acp::NewSessionRequest,
+    ) -> acp::Result<acp::NewSessionResponse> {
         *self.cwd.borrow_mut() = args.cwd;
         Ok(acp::NewSessionResponse::new("s1"))
     }
@@ -146,7 +160,10 @@ impl acp::Agent for Fake {
                 std::process::exit(3);
             }
             "spawn" => {
-                let child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+                let child = std::process::Command::new("sleep")
+                    .arg("1000")
+                    .spawn()
+                    .unwrap();
                 if let Some(file) = &self.script.pid_file {
                     std::fs::write(file, child.id().to_string()).unwrap();
                 }
@@ -159,19 +176,33 @@ impl acp::Agent for Fake {
             self.say(&session, &self.script.plan).await?;
             return Ok(acp::PromptResponse::new(acp::StopReason::EndTurn));
         }
-        if self.ask(&session, "run the tests", acp::ToolKind::Execute, None).await? {
+        if self
+            .ask(&session, "run the tests", acp::ToolKind::Execute, None)
+            .await?
+        {
             eprintln!("efix allowed a command");
         }
         if self.scenario == "edit" {
             if let Some(outside) = &self.script.outside {
-                if self.ask(&session, "edit outside", acp::ToolKind::Edit, Some(PathBuf::from(outside))).await? {
+                if self
+                    .ask(
+                        &session,
+                        "edit outside",
+                        acp::ToolKind::Edit,
+                        Some(PathBuf::from(outside)),
+                    )
+                    .await?
+                {
                     std::fs::write(outside, "escaped\n").unwrap();
                 }
             }
             for edit in &self.script.edits {
                 let target = cwd.join(&edit.path);
                 let title = format!("edit {}", edit.path);
-                if self.ask(&session, &title, acp::ToolKind::Edit, Some(target.clone())).await? {
+                if self
+                    .ask(&session, &title, acp::ToolKind::Edit, Some(target.clone()))
+                    .await?
+                {
                     let before = std::fs::read_to_string(&target).unwrap();
                     std::fs::write(&target, before.replacen(&edit.old, &edit.new, 1)).unwrap();
                 }
@@ -193,12 +224,18 @@ fn main() {
         .get(2)
         .map(|path| serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
         .unwrap_or_default();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async move {
         let mut stdout = tokio::io::stdout();
         if scenario == "garbage" {
-            stdout.write_all(b"this is not json\n{\"jsonrpc\": \"2.0\", \"oops\": 1}\n[1,2,3]\n").await.unwrap();
+            stdout
+                .write_all(b"this is not json\n{\"jsonrpc\": \"2.0\", \"oops\": 1}\n[1,2,3]\n")
+                .await
+                .unwrap();
             stdout.flush().await.unwrap();
         }
         let cell = Rc::new(OnceCell::new());

@@ -10,6 +10,7 @@ mod engines;
 mod harness;
 mod openai_server;
 
+mod acp;
 mod cli;
 mod demo;
 mod ecosystems;

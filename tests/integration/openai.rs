@@ -15,16 +15,15 @@ use crate::harness::{Efix, Run};
 use crate::openai_server::{Reply, Server};
 
 /// `efix run --engine openai` against `server` with `config`.
-fn run_openai(
-    repo: &crate::harness::Repo,
-    server: &Server,
-    config: &str,
-) -> (Run, Value) {
+fn run_openai(repo: &crate::harness::Repo, server: &Server, config: &str) -> (Run, Value) {
     run(
         repo,
         "openai",
         config,
-        &[("EFIX_OPENAI_BASE_URL", &server.url), ("OPENAI_API_KEY", KEY)],
+        &[
+            ("EFIX_OPENAI_BASE_URL", &server.url),
+            ("OPENAI_API_KEY", KEY),
+        ],
     )
 }
 
@@ -42,12 +41,19 @@ fn assert_valid(server: &Server) {
 
 /// The key never left efix except in the request header.
 fn assert_key_nowhere(repo: &crate::harness::Repo, run: &Run, evidence: &Value) {
-    assert!(!artifacts_text(repo).contains(KEY), "the key is in an artifact");
+    assert!(
+        !artifacts_text(repo).contains(KEY),
+        "the key is in an artifact"
+    );
     assert!(!run.stdout().contains(KEY) && !run.stderr().contains(KEY));
     for command in evidence["commands"].as_array().unwrap() {
         let passed = &command["outcome"]["sandbox"]["env_passed"];
         assert!(
-            !passed.as_array().unwrap().iter().any(|n| n == "OPENAI_API_KEY"),
+            !passed
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n == "OPENAI_API_KEY"),
             "the key's variable reached `{}`",
             command["command"]
         );
@@ -79,15 +85,27 @@ fn the_real_fix_after_a_429_is_proven_with_valid_structured_requests() {
         .iter()
         .map(|r| &r.body["response_format"]["json_schema"]["name"])
         .collect();
-    assert_eq!(names, [&json!("efix_plan"), &json!("efix_fix"), &json!("efix_fix")]);
+    assert_eq!(
+        names,
+        [&json!("efix_plan"), &json!("efix_fix"), &json!("efix_fix")]
+    );
     for request in &requests {
         assert_eq!(request.target, "/v1/chat/completions");
-        assert_eq!(request.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
-        assert_eq!(request.body["response_format"]["json_schema"]["strict"], true);
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        assert_eq!(
+            request.body["response_format"]["json_schema"]["strict"],
+            true
+        );
         assert_eq!(request.body["model"], "gpt-4o-mini");
         assert_eq!(request.body["messages"][0]["role"], "system");
     }
-    assert_eq!(requests[1].body, requests[2].body, "a retry sends the same request");
+    assert_eq!(
+        requests[1].body, requests[2].body,
+        "a retry sends the same request"
+    );
 
     let calls = &evidence["engine"]["calls"];
     assert_eq!(outcomes(&evidence), ["answered", "answered"]);
@@ -102,7 +120,10 @@ fn the_real_fix_after_a_429_is_proven_with_valid_structured_requests() {
     }
     let body = std::fs::read_to_string(crate::engines::beside(&repo).join("artifacts/pr-body.md"))
         .unwrap();
-    assert!(body.contains("2400 prompt (400 cached) + 600 completion tokens"), "{body}");
+    assert!(
+        body.contains("2400 prompt (400 cached) + 600 completion tokens"),
+        "{body}"
+    );
     assert!(body.contains("| 2 fix | 1 | answered | stand-in-model-2025 | 1200 / 200 / 300 |"));
     assert_key_nowhere(&repo, &run, &evidence);
 }
@@ -126,16 +147,25 @@ fn a_server_that_rejects_json_schema_gets_plain_text_from_then_on() {
     assert_valid(&server);
     assert!(requests[0].body.get("response_format").is_some());
     assert!(requests[1].body.get("response_format").is_none());
-    assert!(requests[2].body.get("response_format").is_none(), "the fallback sticks");
+    assert!(
+        requests[2].body.get("response_format").is_none(),
+        "the fallback sticks"
+    );
     assert!(
         requests.iter().all(|r| r.header("authorization").is_none()),
         "api-key-env: \"\" sends no key"
     );
     let fallback = evidence["engine"]["calls"][0]["fallback"].as_str().unwrap();
-    assert!(fallback.starts_with("the server rejected structured output (HTTP 400"), "{fallback}");
+    assert!(
+        fallback.starts_with("the server rejected structured output (HTTP 400"),
+        "{fallback}"
+    );
     assert_eq!(evidence["engine"]["calls"][1]["fallback"], Value::Null);
     let prompt = requests[2].body["messages"][1]["content"].as_str().unwrap();
-    assert!(prompt.contains("Put the change in `output`"), "fix-format: diff asks for a diff");
+    assert!(
+        prompt.contains("Put the change in `output`"),
+        "fix-format: diff asks for a diff"
+    );
 }
 
 #[test]
@@ -154,9 +184,15 @@ fn errors_timeouts_and_broken_json_are_retried_or_fall_back() {
     assert_valid(&server);
     let calls = &evidence["engine"]["calls"];
     assert_eq!(calls[0]["retries"], 1, "the 500 was retried");
-    assert_eq!(calls[1]["retries"], 1, "the hang past timeout-ms was retried");
+    assert_eq!(
+        calls[1]["retries"], 1,
+        "the hang past timeout-ms was retried"
+    );
     let fallback = calls[1]["fallback"].as_str().unwrap();
-    assert!(fallback.starts_with("the server's answer was not the JSON object"), "{fallback}");
+    assert!(
+        fallback.starts_with("the server's answer was not the JSON object"),
+        "{fallback}"
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 5);
     assert!(requests[4].body.get("response_format").is_none());
@@ -170,7 +206,10 @@ fn refusals_cut_answers_and_broken_bodies_are_recorded_outcomes() {
     let before = repo.fingerprint();
     let server = Server::start(vec![
         Reply::raw(200, "{\"choices\": [oops"),
-        Reply::completion(json!({"role": "assistant", "content": "{\"output\": \"--- a/ca"}), "length"),
+        Reply::completion(
+            json!({"role": "assistant", "content": "{\"output\": \"--- a/ca"}),
+            "length",
+        ),
         Reply::completion(
             json!({"role": "assistant", "content": null, "refusal": "I can't help with that."}),
             "stop",
@@ -182,7 +221,10 @@ fn refusals_cut_answers_and_broken_bodies_are_recorded_outcomes() {
     assert_eq!(outcomes(&evidence), ["failed", "truncated", "refused"]);
     let calls = &evidence["engine"]["calls"];
     assert!(
-        calls[0]["error"].as_str().unwrap().starts_with("read the server's answer: it is not a chat completion"),
+        calls[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("read the server's answer: it is not a chat completion"),
         "{}",
         calls[0]["error"]
     );
@@ -228,7 +270,11 @@ fn a_token_budget_smaller_than_the_run_needs_stops_with_partial_evidence() {
     let (run, evidence) = run_openai(&repo, &server, "budget:\n  max-tokens: 1000\n");
     run.expect_code(1);
     assert_eq!(repo.fingerprint(), before);
-    assert_eq!(server.requests().len(), 1, "no call after the budget is spent");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no call after the budget is spent"
+    );
     assert_eq!(evidence["result"]["status"], "budget-exhausted");
     assert_eq!(
         evidence["result"]["reason"],
@@ -254,14 +300,22 @@ fn a_prompt_holding_a_secret_is_not_sent_by_default() {
     run.expect_code(1);
     // The plan prompt names files but shows none; the fix prompt shows calc.py.
     assert_eq!(server.requests().len(), 1);
-    assert!(server.requests().iter().all(|r| !r.body.to_string().contains("ghp_efixtest")));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.body.to_string().contains("ghp_efixtest"))
+    );
     assert_eq!(outcomes(&evidence), ["answered", "skipped-secrets"]);
     assert_eq!(
         evidence["engine"]["calls"][1]["secrets"],
         json!({"count": 1, "rules": ["github-token"], "action": "deny"})
     );
     let reason = evidence["result"]["reason"].as_str().unwrap();
-    assert!(reason.contains("security.secrets-in-prompt is deny"), "{reason}");
+    assert!(
+        reason.contains("security.secrets-in-prompt is deny"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -285,11 +339,23 @@ fn tokenized_secrets_go_out_as_placeholders_and_come_back_only_in_the_files() {
     let (run, evidence) = run_openai(&repo, &server, config);
     run.expect_code(0);
     let requests = server.requests();
-    assert!(requests.iter().all(|r| !r.body.to_string().contains("ghp_efixtest")));
-    assert!(requests[1].body.to_string().contains("# deploy token: EFIX_SECRET_1"));
+    assert!(
+        requests
+            .iter()
+            .all(|r| !r.body.to_string().contains("ghp_efixtest"))
+    );
+    assert!(
+        requests[1]
+            .body
+            .to_string()
+            .contains("# deploy token: EFIX_SECRET_1")
+    );
     assert_eq!(
         repo.read("calc.py"),
-        format!("{TOKEN_LINE}{}", crate::engines::CALC.replace("min(value, low)", "min(value, high)"))
+        format!(
+            "{TOKEN_LINE}{}",
+            crate::engines::CALC.replace("min(value, low)", "min(value, high)")
+        )
     );
     assert_eq!(
         evidence["engine"]["calls"][1]["secrets"],
@@ -310,7 +376,10 @@ fn azure_gets_its_header_and_api_version() {
         &repo,
         "openai",
         config,
-        &[("EFIX_OPENAI_BASE_URL", &base), ("AZURE_OPENAI_API_KEY", KEY)],
+        &[
+            ("EFIX_OPENAI_BASE_URL", &base),
+            ("AZURE_OPENAI_API_KEY", KEY),
+        ],
     );
     run.expect_code(0);
     assert_valid(&server);

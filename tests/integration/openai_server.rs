@@ -54,7 +54,10 @@ impl Reply {
 
     /// An OpenAI-style error.
     pub fn error(status: u16, message: &str) -> Reply {
-        Reply::json(status, json!({"error": {"message": message, "type": "invalid_request_error"}}))
+        Reply::json(
+            status,
+            json!({"error": {"message": message, "type": "invalid_request_error"}}),
+        )
     }
 
     pub fn raw(status: u16, body: &str) -> Reply {
@@ -137,7 +140,11 @@ fn serve(mut stream: TcpStream, replies: &Mutex<VecDeque<Reply>>, recorded: &Mut
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
         return;
     }
-    let target = line.split_whitespace().nth(1).unwrap_or_default().to_owned();
+    let target = line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
     let mut headers = Vec::new();
     loop {
         let mut header = String::new();
@@ -193,7 +200,10 @@ pub fn validate(body: &Value) -> Vec<String> {
         let schema: Value = serde_json::from_str(text).unwrap();
         jsonschema::validator_for(&schema).unwrap()
     });
-    validator.iter_errors(body).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+    validator
+        .iter_errors(body)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
 }
 
 #[test]
@@ -202,12 +212,18 @@ fn the_request_schema_rejects_what_the_api_would() {
         validate(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]})),
         Vec::<String>::new()
     );
-    assert!(!validate(&json!({"model": "m"})).is_empty(), "messages are required");
+    assert!(
+        !validate(&json!({"model": "m"})).is_empty(),
+        "messages are required"
+    );
     assert!(
         !validate(&json!({"model": "m", "messages": [{"role": "robot", "content": "hi"}]}))
             .is_empty()
     );
     let bad_format = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}],
         "response_format": {"type": "json_schema"}});
-    assert!(!validate(&bad_format).is_empty(), "json_schema needs its json_schema object");
+    assert!(
+        !validate(&bad_format).is_empty(),
+        "json_schema needs its json_schema object"
+    );
 }

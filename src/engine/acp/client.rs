@@ -60,7 +60,9 @@ impl acp::Client for EfixClient {
         let kind = facts.kind.unwrap_or(acp::ToolKind::Other);
         let (wanted, reason) = self.decide(kind, &facts.paths);
         let choice = match wanted {
-            PermissionAnswer::Allowed => option(&args.options, &[acp::PermissionOptionKind::AllowOnce]),
+            PermissionAnswer::Allowed => {
+                option(&args.options, &[acp::PermissionOptionKind::AllowOnce])
+            }
             _ => option(
                 &args.options,
                 &[
@@ -84,9 +86,9 @@ impl acp::Client for EfixClient {
             ) {
                 Some(id) => (
                     PermissionAnswer::Rejected,
-                    acp::RequestPermissionOutcome::Selected(
-                        acp::SelectedPermissionOutcome::new(id),
-                    ),
+                    acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(
+                        id,
+                    )),
                     "the agent offered no allow-once option".to_owned(),
                 ),
                 None => (
@@ -365,7 +367,10 @@ mod tests {
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::create_dir_all(root.join(".git")).unwrap();
         std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
-        assert_eq!(inside(&root, Path::new("src/lib.rs")), Some("src/lib.rs".to_owned()));
+        assert_eq!(
+            inside(&root, Path::new("src/lib.rs")),
+            Some("src/lib.rs".to_owned())
+        );
         assert_eq!(
             inside(&root, &root.join("src/new/deep.rs")),
             Some("src/new/deep.rs".to_owned())

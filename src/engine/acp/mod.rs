@@ -37,6 +37,8 @@ use crate::runner::Secret;
 
 /// How long efix waits for the killed agent to be reaped (2 s).
 const REAP_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long efix keeps reading the agent's stderr after killing it (500 ms).
+const STDERR_DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Everything needed to start and talk to the agent.
 #[derive(Debug, Clone)]
@@ -174,7 +176,7 @@ async fn converse(
     else {
         return Err("the agent's pipes could not be opened".to_owned());
     };
-    tokio::task::spawn_local(drain_stderr(stderr_pipe, Rc::clone(stderr)));
+    let drained = tokio::task::spawn_local(drain_stderr(stderr_pipe, Rc::clone(stderr)));
     let handler = EfixClient {
         collected: Rc::clone(collected),
         root: settings.root.clone(),
@@ -231,8 +233,10 @@ async fn converse(
         ok => ok,
     };
     drop(guard);
-    // Reap the killed agent so it does not linger as a zombie.
+    // Reap the killed agent so it does not linger as a zombie, and read what it wrote to
+    // stderr before it died (its pipe closes with the group, unless something escaped it).
     let _ = tokio::time::timeout(REAP_TIMEOUT, child.wait()).await;
+    let _ = tokio::time::timeout(STDERR_DRAIN_TIMEOUT, drained).await;
     result
 }
 

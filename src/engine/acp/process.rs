@@ -28,11 +28,10 @@ pub(crate) fn spawn_agent(
     cwd: &Path,
     env: &[(OsString, OsString)],
 ) -> Result<tokio::process::Child, EngineError> {
-    let command = crate::runner::interactive_command(argv, cwd, env).map_err(|err| {
-        EngineError::Agent {
+    let command =
+        crate::runner::interactive_command(argv, cwd, env).map_err(|err| EngineError::Agent {
             message: format!("start `{}`: {err}", argv.join(" ")),
-        }
-    })?;
+        })?;
     let mut command = tokio::process::Command::from(command);
     command.kill_on_drop(true);
     command.spawn().map_err(|err| EngineError::Agent {

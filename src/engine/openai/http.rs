@@ -76,7 +76,10 @@ pub(crate) async fn send(exchange: &Exchange<'_>) -> Result<(Answer, u32), GaveU
                         format!("HTTP {status}"),
                         server_wait(&headers, SystemTime::now()),
                     ),
-                    Err(err) => (format!("reading the answer failed: {}", describe(&err)), None),
+                    Err(err) => (
+                        format!("reading the answer failed: {}", describe(&err)),
+                        None,
+                    ),
                 }
             }
             Err(err) => (describe(&err), None),

@@ -242,16 +242,17 @@ impl OpenaiEngine {
             max_retries: self.config.max_retries,
             deadline,
         };
-        let (answer, retries) = self
-            .runtime
-            .block_on(send(&exchange))
-            .map_err(|gave_up| EngineError::Unreachable {
-                attempts: gave_up.attempts,
-                message: self.redact(&gave_up.message),
-            })?;
+        let (answer, retries) =
+            self.runtime
+                .block_on(send(&exchange))
+                .map_err(|gave_up| EngineError::Unreachable {
+                    attempts: gave_up.attempts,
+                    message: self.redact(&gave_up.message),
+                })?;
         if !(200..300).contains(&answer.status) {
             let message = self.redact(&server_message(&answer.body));
-            let about_format = message.contains("response_format") || message.contains("json_schema");
+            let about_format =
+                message.contains("response_format") || message.contains("json_schema");
             if answer.status == 400 && about_format {
                 return Ok(Exchanged::Refused { message });
             }
@@ -297,7 +298,9 @@ impl OpenaiEngine {
 enum Exchanged {
     Done(Raw),
     /// HTTP 400 about `response_format`.
-    Refused { message: String },
+    Refused {
+        message: String,
+    },
 }
 
 /// The content and metadata of a completion.
