@@ -144,6 +144,18 @@ mod tests {
     }
 
     #[test]
+    fn fix_answers_may_hold_structured_edits() {
+        let text = "version: 1\nplan: {hypothesis: h}\nfix:\n  - edits:\n      - path: a.py\n        old_text: \"x = 1\\n\"\n        new_text: \"x = 2\\n\"\n    root_cause: r\n";
+        let mut engine = ReplayEngine::from_str("r.yml", text).unwrap();
+        let answer = engine.fix(&request(0)).unwrap().response;
+        assert_eq!(
+            answer.patch_text().unwrap(),
+            r#"{"edits":[{"path":"a.py","old_text":"x = 1\n","new_text":"x = 2\n"}]}"#
+        );
+        assert_eq!(answer.root_cause, "r");
+    }
+
+    #[test]
     fn rejects_unknown_keys_with_their_location() {
         let text = "version: 1\nplan:\n  hypothesis: h\n  focus: []\nfix: []\n";
         let err = ReplayEngine::from_str("r.yml", text).unwrap_err();

@@ -575,7 +575,8 @@ pub enum Status {
     Flaky,
     /// A command was refused by policy before anything ran.
     PolicyRefused,
-    /// The time budget ran out.
+    /// A budget ran out: the run's time (`budget.run-timeout-ms`) or an engine budget
+    /// (`budget.max-engine-calls`, `max-tokens`, `max-cost-usd`); the reason says which.
     BudgetExhausted,
     /// efix was interrupted by a signal.
     Interrupted,

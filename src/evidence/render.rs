@@ -197,7 +197,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::NotReproduced => "The failure did not reproduce",
         Status::Flaky => "The failure is flaky",
         Status::PolicyRefused => "Refused by policy",
-        Status::BudgetExhausted => "Stopped: time budget exhausted",
+        Status::BudgetExhausted => "Stopped: budget exhausted",
         Status::Interrupted => "Stopped: interrupted",
         Status::InProgress => "In progress",
     };

@@ -183,18 +183,18 @@ impl acp::Agent for Fake {
             eprintln!("efix allowed a command");
         }
         if self.scenario == "edit" {
-            if let Some(outside) = &self.script.outside {
-                if self
+            let outside = self.script.outside.as_ref().map(PathBuf::from);
+            if let Some(outside) = outside
+                && self
                     .ask(
                         &session,
                         "edit outside",
                         acp::ToolKind::Edit,
-                        Some(PathBuf::from(outside)),
+                        Some(outside.clone()),
                     )
                     .await?
-                {
-                    std::fs::write(outside, "escaped\n").unwrap();
-                }
+            {
+                std::fs::write(outside, "escaped\n").unwrap();
             }
             for edit in &self.script.edits {
                 let target = cwd.join(&edit.path);

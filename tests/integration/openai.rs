@@ -73,10 +73,29 @@ fn the_real_fix_after_a_429_is_proven_with_valid_structured_requests() {
         Reply::error(429, "Rate limit reached").header("retry-after", "0"),
         Reply::content(&fix_answer(fix_edits()).to_string()),
     ]);
-    let (run, evidence) = run_openai(&repo, &server, "");
+    let (run, evidence) = run(
+        &repo,
+        "openai",
+        "",
+        &[
+            ("EFIX_OPENAI_BASE_URL", &server.url),
+            ("OPENAI_API_KEY", KEY),
+            ("EFIX_LOG", "trace"),
+        ],
+    );
     let run = run.expect_code(0);
     assert_eq!(run.json()["status"], "fixed");
     assert!(repo.read("calc.py").contains("min(value, high)"));
+    // Logs carry sizes, counts and durations: no prompt and no answer, even at trace level.
+    let logs = run.stderr();
+    assert!(logs.contains("engine call"), "{logs}");
+    for content in [
+        "Limit value to the range",
+        "clamp uses low as the upper bound",
+        "test_at_the_upper_bound",
+    ] {
+        assert!(!logs.contains(content), "the logs hold `{content}`");
+    }
 
     let requests = server.requests();
     assert_eq!(requests.len(), 3);

@@ -37,6 +37,8 @@ use crate::runner::Secret;
 
 /// How long efix waits for the killed agent to be reaped (2 s).
 const REAP_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long efix waits for an agent that broke off the conversation to exit (500 ms).
+const EXIT_WAIT: Duration = Duration::from_millis(500);
 /// How long efix keeps reading the agent's stderr after killing it (500 ms).
 const STDERR_DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 
@@ -226,8 +228,9 @@ async fn converse(
         }),
     };
     let result = match result {
-        Err(message) => Err(match child.try_wait() {
-            Ok(Some(status)) => format!("{message} (the agent exited: {status})"),
+        // An agent that broke off has usually exited; say how, when it did so promptly.
+        Err(message) => Err(match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
+            Ok(Ok(status)) => format!("{message} (the agent exited: {status})"),
             _ => message,
         }),
         ok => ok,
