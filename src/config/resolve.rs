@@ -783,7 +783,8 @@ fn engine_budget(
             "budget.max-cost-usd",
             origin,
             format!(
-                "{} needs the price of model {model:?}; add it under `budget.prices`                  (`{model}: {{prompt-usd-per-mtok: N, completion-usd-per-mtok: N}}`)",
+                "{} needs the price of model {model:?}; add it under `budget.prices` \
+                 (`{model}: {{prompt-usd-per-mtok: N, completion-usd-per-mtok: N}}`)",
                 limit.0
             ),
         ));

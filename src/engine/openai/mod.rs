@@ -463,3 +463,67 @@ impl Engine for OpenaiEngine {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn completion(value: serde_json::Value) -> Raw {
+        read(serde_json::from_value(value).unwrap(), 2)
+    }
+
+    #[test]
+    fn usage_model_and_content_are_read() {
+        let raw = completion(json!({
+            "model": "m-2025",
+            "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5,
+                      "prompt_tokens_details": {"cached_tokens": 4}}
+        }));
+        assert_eq!(raw.content.as_deref(), Some("{}"));
+        assert_eq!(
+            raw.meta,
+            CallMeta {
+                usage: Some(Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 5,
+                    cached_tokens: 4
+                }),
+                model: Some("m-2025".to_owned()),
+                retries: 2,
+                ..CallMeta::default()
+            }
+        );
+    }
+
+    #[test]
+    fn no_choice_no_content_a_refusal_and_length_are_outcomes() {
+        let outcome = |value| completion(value).meta.outcome;
+        assert_eq!(outcome(json!({"choices": []})), CallOutcome::Empty);
+        assert_eq!(
+            outcome(json!({"choices": [{"message": {"content": "  "}}]})),
+            CallOutcome::Empty
+        );
+        assert_eq!(
+            outcome(json!({"choices": [{"message": {"content": null, "refusal": "no"}}]})),
+            CallOutcome::Refused
+        );
+        assert_eq!(
+            outcome(
+                json!({"choices": [{"message": {"content": "{\"out"}, "finish_reason": "length"}]})
+            ),
+            CallOutcome::Truncated
+        );
+    }
+
+    #[test]
+    fn server_messages_are_read_from_openai_errors_or_the_body() {
+        assert_eq!(
+            server_message(br#"{"error": {"message": "model not found", "type": "x"}}"#),
+            "model not found"
+        );
+        assert_eq!(server_message(b"Bad Gateway"), "Bad Gateway");
+        assert_eq!(server_message(b""), "(no message)");
+        assert_eq!(server_message(&[b'x'; 2000]).len(), MESSAGE_BYTES);
+    }
+}
