@@ -697,24 +697,9 @@ impl Config {
     }
 }
 
-/// Variables an agent must never get, even when listed in `acp.env-pass`: the token efix
-/// publishes with and the GitHub runner's own channels.
-const NEVER_TO_AGENT: &[&str] = &[
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GITHUB_ENV",
-    "GITHUB_PATH",
-    "GITHUB_OUTPUT",
-    "GITHUB_STATE",
-    "GITHUB_STEP_SUMMARY",
-];
-
 fn check_agent_env(names: &[String], origin: &Origin) -> Result<(), ConfigError> {
     for (index, name) in names.iter().enumerate() {
-        if NEVER_TO_AGENT.contains(&name.as_str())
-            || name.starts_with("ACTIONS_")
-            || name.starts_with("INPUT_")
-        {
+        if crate::runner::is_github_channel(name) {
             return Err(out_of_range(
                 &format!("acp.env-pass[{index}]"),
                 origin,

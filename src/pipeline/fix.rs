@@ -200,37 +200,7 @@ fn apply(
             round.verdict = RoundVerdict::Stopped;
             return Ok(None);
         }
-        let text = match text {
-            Ok(text) => text,
-            Err(issue) => {
-                let report = PatchReport::rejected(vec![issue]);
-                round
-                    .attempts
-                    .push(attempt(index, retry, &report, &response));
-                if !retry {
-                    ctx.reporter
-                        .info("the answer broke the output contract; asking once more");
-                    round.checks.push(check(
-                        "patch.contract",
-                        false,
-                        &format!(
-                            "answer #{} rejected: {}",
-                            index + 1,
-                            summary(&report.issues)
-                        ),
-                    ));
-                    contract_feedback = report.issues;
-                    continue;
-                }
-                round
-                    .checks
-                    .push(check("patch.contract", false, &summary(&report.issues)));
-                round.issues = report.issues;
-                round.verdict = RoundVerdict::Rejected;
-                return Ok(None);
-            }
-        };
-        if text.trim() == "NO_CHANGE" {
+        if text.as_ref().is_ok_and(|text| text.trim() == "NO_CHANGE") {
             round
                 .attempts
                 .push(attempt(index, retry, &no_change_report(), &response));
@@ -242,7 +212,12 @@ fn apply(
             round.verdict = RoundVerdict::NoChange;
             return Ok(None);
         }
-        let report = patch::process(&ctx.root, &text, &ctx.config.patch, Mode::Write)?;
+        // An answer unusable before parsing (both fields filled, cut off) is a contract
+        // rejection like any other.
+        let report = match text {
+            Ok(text) => patch::process(&ctx.root, &text, &ctx.config.patch, Mode::Write)?,
+            Err(issue) => PatchReport::rejected(vec![issue]),
+        };
         round
             .attempts
             .push(attempt(index, retry, &report, &response));

@@ -25,7 +25,7 @@ mod spawn;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
-pub use env::{DEFAULT_ENV_PASS, child_env, is_never_passed};
+pub use env::{DEFAULT_ENV_PASS, child_env, is_github_channel, is_never_passed};
 pub use interactive::{interactive_command, kill_process_group};
 pub use linux::harden_self;
 pub use model::{

@@ -422,40 +422,46 @@ impl Engine for OpenaiEngine {
     }
 
     fn plan(&mut self, request: &PlanRequest) -> Result<Reply<PlanResponse>, EngineError> {
-        let raw = self.ask(
+        self.answer(
             CallKind::Plan,
             &request.prompt,
             request.text_prompt.as_ref(),
             request.deadline,
-            |text| serde_json::from_str::<PlanResponse>(text).is_ok(),
-        )?;
-        let structured = raw.meta.fallback.is_none() && !self.text_mode;
-        let content = raw.content.unwrap_or_default();
-        let response = if structured {
-            serde_json::from_str(&content).unwrap_or_default()
-        } else {
-            PlanResponse::from_text(&content)
-        };
-        Ok(Reply {
-            response,
-            meta: raw.meta,
-        })
+            PlanResponse::from_text,
+        )
     }
 
     fn fix(&mut self, request: &FixRequest) -> Result<Reply<FixResponse>, EngineError> {
-        let raw = self.ask(
+        self.answer(
             CallKind::Fix,
             &request.prompt,
             request.text_prompt.as_ref(),
             request.deadline,
-            |text| serde_json::from_str::<FixResponse>(text).is_ok(),
-        )?;
+            FixResponse::from_text,
+        )
+    }
+}
+
+impl OpenaiEngine {
+    /// Ask and read the answer: as the schema's JSON when it came as structured output, as
+    /// text (`from_text`) when it came after a fallback.
+    fn answer<T: serde::de::DeserializeOwned + Default>(
+        &mut self,
+        kind: CallKind,
+        prompt: &Prompt,
+        text_prompt: Option<&Prompt>,
+        deadline: std::time::Instant,
+        from_text: fn(&str) -> T,
+    ) -> Result<Reply<T>, EngineError> {
+        let raw = self.ask(kind, prompt, text_prompt, deadline, |text| {
+            serde_json::from_str::<T>(text).is_ok()
+        })?;
         let structured = raw.meta.fallback.is_none() && !self.text_mode;
         let content = raw.content.unwrap_or_default();
         let response = if structured {
             serde_json::from_str(&content).unwrap_or_default()
         } else {
-            FixResponse::from_text(&content)
+            from_text(&content)
         };
         Ok(Reply {
             response,
