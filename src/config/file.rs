@@ -56,6 +56,8 @@ pub struct FileConfig {
     pub budget: Option<BudgetFile>,
     /// Prompt template overrides.
     pub prompts: Option<PromptsFile>,
+    /// Who may start efix with a `/efix <command>` comment.
+    pub trigger: Option<TriggerFile>,
 }
 
 /// `openai:` section.
@@ -287,6 +289,21 @@ pub struct PromptsFile {
     /// What the fix prompt asks for: `edits` (default; exact-text replacements, which models
     /// get right most often) or `diff` (one unified diff).
     pub fix_format: Option<FixFormat>,
+}
+
+/// `trigger:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `trigger` keys"
+)]
+pub struct TriggerFile {
+    /// `author_association` values (as GitHub spells them: `OWNER`, `MEMBER`, `COLLABORATOR`,
+    /// `CONTRIBUTOR`, `FIRST_TIME_CONTRIBUTOR`, `FIRST_TIMER`, `MANNEQUIN`, `NONE`) whose
+    /// `/efix` comments are considered. Default `OWNER MEMBER COLLABORATOR`. The commenter must
+    /// also have write, maintain or admin permission on the repository, whatever this says.
+    pub allowed_associations: Option<StringList>,
 }
 
 /// The `version` key: only [`CONFIG_VERSION`] is accepted, so a file written for a future

@@ -16,12 +16,12 @@ pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
     OpenaiFile, PathsFile, PriceFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile,
-    Tokens, Usd, Version, schema_json,
+    Tokens, TriggerFile, Usd, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
 pub use model::{
     AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
-    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig,
+    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 pub use summary::check_summary;
 

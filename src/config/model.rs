@@ -172,6 +172,13 @@ pub struct TestConfig {
     pub suite_budget: Duration,
 }
 
+/// Who may trigger a run by a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerConfig {
+    /// `author_association` values whose `/efix` comments are considered (upper case).
+    pub allowed_associations: Vec<String>,
+}
+
 /// Prompt template overrides, already joined with the repository root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptOverrides {
@@ -220,6 +227,7 @@ pub struct Config {
     pub prompt_overrides: PromptOverrides,
     pub fix_format: FixFormat,
     pub engine_budget: EngineBudget,
+    pub trigger: TriggerConfig,
     pub patch: PatchPolicy,
     pub runner: RunnerSettings,
 }

@@ -31,7 +31,7 @@ use super::error::{ConfigError, Origin};
 use super::file::{FileConfig, StringList};
 use super::model::{
     AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
-    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig,
+    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 use crate::patch::PatchPolicy;
 use crate::runner::{RunnerSettings, Secret, child_env};
@@ -101,6 +101,22 @@ pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_millis(1_800_000);
 pub const DEFAULT_OUTPUT_HEAD_BYTES: u64 = 64 * 1024;
 /// Default bytes kept from the end of each output stream (test summaries are at the end).
 pub const DEFAULT_OUTPUT_TAIL_BYTES: u64 = 256 * 1024;
+
+/// Whose `/efix` comments are considered by default: people GitHub already lists as the
+/// repository's owner, organization members and collaborators (the permission check with the
+/// API comes on top).
+pub const DEFAULT_ALLOWED_ASSOCIATIONS: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
+/// Every `author_association` value GitHub sends.
+pub const AUTHOR_ASSOCIATIONS: &[&str] = &[
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIMER",
+    "FIRST_TIME_CONTRIBUTOR",
+    "MANNEQUIN",
+    "MEMBER",
+    "NONE",
+    "OWNER",
+];
 
 /// Longest accepted timeout (commands, requests, the run): a day.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -362,6 +378,31 @@ fn check_command(key: &str, command: &str, origin: &Origin) -> Result<(), Config
         .map_err(|refusal| out_of_range(key, origin, refusal.message))
 }
 
+/// Association names are compared in GitHub's upper case; a name GitHub never sends is a typo
+/// that would silently lock everyone out (or in), so it is an error.
+fn check_associations(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    picked
+        .value
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let upper = name.trim().to_ascii_uppercase();
+            if AUTHOR_ASSOCIATIONS.contains(&upper.as_str()) {
+                Ok(upper)
+            } else {
+                Err(out_of_range(
+                    &format!("{key}[{index}]"),
+                    &picked.origin,
+                    format!(
+                        "{name:?} is not an author association; expected one of {}",
+                        AUTHOR_ASSOCIATIONS.join(", ")
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
+
 /// A trailing slash is dropped so engines can append `/chat/completions` without doubling it.
 fn check_url(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
     let url = picked.value.trim_end_matches('/');
@@ -429,6 +470,7 @@ impl Config {
             max_input_bytes: budget.max_input_bytes.take(),
         };
         let prompts = file.prompts.unwrap_or_default();
+        let trigger = file.trigger.unwrap_or_default();
 
         let env_engine = match layers.env_text(ENV_ENGINE)? {
             Some((text, name)) => Some((
@@ -655,6 +697,17 @@ impl Config {
         };
         let fix_format = layers.file(prompts.fix_format, DEFAULT_FIX_FORMAT).value;
 
+        let associations = layers.file(
+            list(trigger.allowed_associations),
+            owned(DEFAULT_ALLOWED_ASSOCIATIONS),
+        );
+        let trigger = TriggerConfig {
+            allowed_associations: check_associations(
+                "trigger.allowed-associations",
+                &associations,
+            )?,
+        };
+
         let (mut child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
         // The key efix's engine uses never reaches a command, whatever it is named.
         child_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
@@ -691,6 +744,7 @@ impl Config {
             prompt_overrides,
             fix_format,
             engine_budget,
+            trigger,
             patch,
             runner,
         })

@@ -193,6 +193,13 @@ pub fn check_summary(config: &Config) -> String {
             ),
         ),
         ("prompts", prompts),
+        (
+            "trigger",
+            format!(
+                "/efix comments from {} with write permission",
+                names(&config.trigger.allowed_associations, "nobody")
+            ),
+        ),
     ];
     for (label, text) in lines {
         // Writing to a String cannot fail.

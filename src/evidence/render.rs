@@ -738,20 +738,19 @@ fn duration_cell(record: &CommandRecord) -> String {
 }
 
 fn tests_text(record: &CommandRecord) -> String {
-    match &record.tests {
+    results_text(record.tests.as_ref(), record.outcome.is_some())
+}
+
+/// The test results of a command in words (see `TestReport::counts_text`), or why there are
+/// none: the command did not run, or its output is of no runner efix reads.
+fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> String {
+    match tests {
+        None if ran => "test results not recognised".to_owned(),
         None => "–".to_owned(),
-        Some(t) if t.passed + t.failed + t.skipped == 0 => "no test ran".to_owned(),
-        Some(t) => {
-            let mut parts = Vec::new();
-            if t.failed > 0 {
-                parts.push(format!("{} failed", t.failed));
-            }
-            parts.push(format!("{} passed", t.passed));
-            if t.skipped > 0 {
-                parts.push(format!("{} skipped", t.skipped));
-            }
-            format!("{} ({})", parts.join(", "), t.format)
-        }
+        Some(t) => match t.counts_text() {
+            text if text == crate::testreport::NO_TEST_RAN => text,
+            text => format!("{text} ({})", t.format),
+        },
     }
 }
 
@@ -879,6 +878,26 @@ mod tests {
     fn fence_is_longer_than_any_backtick_run_inside() {
         assert_eq!(fenced("a ```` b", "text"), "`````text\na ```` b\n`````\n");
         assert_eq!(fenced("plain\n", "diff"), "```diff\nplain\n```\n");
+    }
+
+    #[test]
+    fn test_results_are_told_in_words_never_as_zero_counts_of_a_run_that_printed_results() {
+        let parsed = |out: &str| crate::testreport::parse(out, "");
+        let go = parsed("--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/parse\t0.004s\n");
+        let pytest = parsed("ERROR tests/test_a.py\n1 error in 0.05s\n");
+        let texts = [
+            results_text(go.as_ref(), true),
+            results_text(pytest.as_ref(), true),
+            results_text(None, true),
+            results_text(None, false),
+        ];
+        let expected = [
+            "1 failed; passing tests not listed (go)",
+            "0 passed, 1 error (pytest)",
+            "test results not recognised",
+            "–",
+        ];
+        assert_eq!(texts, expected);
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn progress_line(
         (None, false) => "killed by a signal".to_owned(),
     };
     let tests = tests
-        .map(|t| format!(", {} passed, {} failed ({})", t.passed, t.failed, t.format))
+        .map(|t| format!(", {} ({})", t.counts_text(), t.format))
         .unwrap_or_default();
     format!(
         "{exit} in {}{tests}",

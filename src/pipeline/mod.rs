@@ -35,7 +35,7 @@ mod suite;
 mod tree;
 pub mod verify;
 
-pub use artifacts::{ARTIFACT_FILES, RunSummary};
+pub use artifacts::{ARTIFACT_FILES, ArtifactMismatch, RunSummary, mismatches, rendered};
 pub use checkpoint::Checkpoint;
 pub use options::{EngineSpec, RunOptions};
 pub use run::run;

@@ -6,8 +6,10 @@
 //! `python -m unittest tests.test_a.T.t` → `python -m unittest`, `node --test
 //! --test-name-pattern=x test/a.test.js` → `node --test`, `npx jest a.test.js -t x` →
 //! `npx jest`, `go test -run X ./pkg` → `go test ./...`. Runners whose bare form may not find
-//! the project's tests (mocha without its spec, tape and plain `node test/file.js`) use the
-//! package's own `npm test` when `package.json` defines one.
+//! the project's tests (mocha without its spec, tape and plain `node test/file.js`) run what the
+//! package's `test` script gives its runner (`"tests-only": "nyc tape 'test/**/*.js'"` →
+//! `npx tape test/**/*.js`), so lint, build and audit steps around it are left out; a script
+//! with no known runner is run as `npm test`.
 //!
 //! The narrow suite is what the reproduction selects, widened to its files or targets
 //! (`pytest tests/a.py`, `cargo test --test api`); the pipeline falls back to it when the
@@ -53,11 +55,11 @@ pub(crate) fn derive(argv: &[String], root: &Path) -> Option<Derived> {
         "node" => node(tool, root)?,
         "jest" => tool_suites(without(tool, 1, JEST_VALUE_OPTIONS, JEST_SELECTORS)),
         "vitest" => tool_suites(without(tool, 1, VITEST_VALUE_OPTIONS, VITEST_SELECTORS)),
-        "mocha" | "_mocha" => match npm_test(root) {
-            Some(npm) if script_mentions(root, "mocha") => (Whole::Command(npm), None),
-            _ => tool_suites(without(tool, 1, MOCHA_VALUE_OPTIONS, MOCHA_SELECTORS)),
+        "mocha" | "_mocha" => match package_runner(root) {
+            Some(command) => (Whole::Command(command), None),
+            None => tool_suites(without(tool, 1, MOCHA_VALUE_OPTIONS, MOCHA_SELECTORS)),
         },
-        "tape" | "tap" => (Whole::Command(npm_test(root)?), None),
+        "tape" | "tap" | "ava" => (Whole::Command(package_suite(root)?), None),
         "npm" | "pnpm" | "yarn" | "bun" if launcher.is_empty() => {
             (Whole::Command(package_script(tool)?), None)
         }
@@ -364,7 +366,7 @@ fn node(argv: &[String], root: &Path) -> Option<(Whole, Option<Vec<String>>)> {
     if script.starts_with('-') || !crate::policy::test_integrity::is_test_path(script) {
         return None;
     }
-    Some((Whole::Command(npm_test(root)?), None))
+    Some((Whole::Command(package_suite(root)?), None))
 }
 
 /// `npm test -- <args>`, `npm run test:unit -- <args>`, `yarn test <args>`: the script
@@ -379,24 +381,79 @@ fn package_script(argv: &[String]) -> Option<Vec<String>> {
     Some(argv[..script_end].to_vec())
 }
 
+/// Test runners whose invocation in a package's scripts is the package's whole suite.
+const SCRIPT_RUNNERS: &[&str] = &["tape", "tap", "mocha", "_mocha", "ava", "jest", "vitest"];
+/// How deep `npm run` references between scripts are followed.
+const SCRIPT_DEPTH: usize = 5;
+
+/// The package's whole suite: the test runner its `test` script invokes (followed through
+/// `npm run` references and past wrappers such as `nyc`, `c8` or `cross-env`), run directly
+/// with `npx` so lint, build and audit steps around it do not count; else `npm test`.
+fn package_suite(root: &Path) -> Option<Vec<String>> {
+    package_runner(root).or_else(|| npm_test(root))
+}
+
+/// The runner invocation the package's `test` script reaches, as `npx RUNNER ARGS`.
+fn package_runner(root: &Path) -> Option<Vec<String>> {
+    let scripts = package_scripts(root)?;
+    runner_in_script(&scripts, "test", 0)
+}
+
+fn runner_in_script(
+    scripts: &serde_json::Map<String, serde_json::Value>,
+    name: &str,
+    depth: usize,
+) -> Option<Vec<String>> {
+    if depth > SCRIPT_DEPTH {
+        return None;
+    }
+    let script = scripts.get(name)?.as_str()?;
+    // Shell operators separate commands; a pipe's later commands read output, they test nothing.
+    let commands = script
+        .split("&&")
+        .flat_map(|part| part.split("||"))
+        .flat_map(|part| part.split(';'))
+        .map(|part| part.split('|').next().unwrap_or(part));
+    for command in commands {
+        let Some(words) = shlex::split(command) else {
+            continue;
+        };
+        let program = words.first().map(|w| crate::policy::command::basename(w));
+        let referenced = match (program, words.get(1).map(String::as_str)) {
+            (Some("npm" | "pnpm" | "yarn" | "bun"), Some("run" | "run-script")) => words.get(2),
+            (Some("npm" | "pnpm" | "yarn" | "bun"), Some("test" | "t")) => None,
+            (Some("pnpm" | "yarn"), Some(other)) if scripts.contains_key(other) => words.get(1),
+            _ => None,
+        };
+        if let Some(referenced) = referenced {
+            if let Some(found) = runner_in_script(scripts, referenced, depth + 1) {
+                return Some(found);
+            }
+            continue;
+        }
+        if let Some(at) = words
+            .iter()
+            .position(|w| SCRIPT_RUNNERS.contains(&crate::policy::command::basename(w)))
+        {
+            let runner = crate::policy::command::basename(&words[at]).to_owned();
+            let mut out = vec!["npx".to_owned(), runner];
+            out.extend(words[at + 1..].iter().cloned());
+            return Some(out);
+        }
+    }
+    None
+}
+
 /// `npm test` when the repository's `package.json` defines a test script.
 fn npm_test(root: &Path) -> Option<Vec<String>> {
-    let script = test_script(root)?;
+    let script = package_scripts(root)?.get("test")?.as_str()?.to_owned();
     (!script.contains("no test specified")).then(|| vec!["npm".to_owned(), "test".to_owned()])
 }
 
-/// Whether the package's test script mentions `word`.
-fn script_mentions(root: &Path, word: &str) -> bool {
-    test_script(root).is_some_and(|script| script.contains(word))
-}
-
-fn test_script(root: &Path) -> Option<String> {
+fn package_scripts(root: &Path) -> Option<serde_json::Map<String, serde_json::Value>> {
     let text = std::fs::read_to_string(root.join("package.json")).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    json.get("scripts")?
-        .get("test")?
-        .as_str()
-        .map(str::to_owned)
+    json.get("scripts")?.as_object().cloned()
 }
 
 const JEST_VALUE_OPTIONS: &[&str] = &[
@@ -626,38 +683,54 @@ mod tests {
         );
     }
 
-    #[test]
-    fn tape_and_plain_node_test_files_use_the_package_test_script() {
+    fn package(scripts: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(derived_in(dir.path(), "node test/a.js"), None);
         std::fs::write(
             dir.path().join("package.json"),
-            r#"{"scripts": {"test": "tape test/*.js"}}"#,
+            format!(r#"{{"scripts": {scripts}}}"#),
         )
         .unwrap();
-        assert_eq!(
-            derived_in(dir.path(), "node test/a.js"),
-            Some(("npm test".to_owned(), None))
+        dir
+    }
+
+    #[test]
+    fn tape_files_run_the_runner_the_package_test_script_reaches() {
+        // The shape of many tape packages: lint before, coverage around, audit after.
+        let dir = package(
+            r#"{"pretest": "npm run lint", "test": "npm run tests-only", "tests-only": "nyc tape 'test/**/*.js'", "posttest": "npx npm@'>=10.2' audit", "lint": "eslint ."}"#,
         );
-        assert_eq!(
-            derived_in(dir.path(), "npx tape test/a.js"),
-            Some(("npm test".to_owned(), None))
-        );
+        let npx_tape = Some(("npx tape test/**/*.js".to_owned(), None));
+        assert_eq!(derived_in(dir.path(), "node test/a.js"), npx_tape);
+        assert_eq!(derived_in(dir.path(), "npx tape test/a.js"), npx_tape);
         // A script that is not a test file is not a test run.
         assert_eq!(derived_in(dir.path(), "node scripts/build.js"), None);
     }
 
     #[test]
-    fn mocha_uses_the_package_script_when_it_runs_mocha() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("package.json"),
-            r#"{"scripts": {"test": "mocha --recursive test/"}}"#,
-        )
-        .unwrap();
+    fn a_package_script_without_a_known_runner_is_run_as_npm_test() {
+        let dir = package(r#"{"test": "node test/index.js"}"#);
         assert_eq!(
-            derived_in(dir.path(), "npx mocha test/unit/a.js"),
+            derived_in(dir.path(), "node test/a.js"),
             Some(("npm test".to_owned(), None))
+        );
+        let none = tempfile::tempdir().unwrap();
+        assert_eq!(derived_in(none.path(), "node test/a.js"), None);
+    }
+
+    #[test]
+    fn mocha_runs_what_the_package_script_gives_it() {
+        let dir = package(r#"{"test": "cross-env NODE_ENV=test mocha --recursive test/"}"#);
+        assert_eq!(
+            derived_in(dir.path(), "npx mocha test/unit/a.js -g crlf"),
+            Some(("npx mocha --recursive test/".to_owned(), None))
+        );
+        let bare = tempfile::tempdir().unwrap();
+        assert_eq!(
+            derived_in(bare.path(), "npx mocha test/unit/a.js -g crlf"),
+            Some((
+                "npx mocha".to_owned(),
+                Some("npx mocha test/unit/a.js".to_owned())
+            ))
         );
     }
 

@@ -35,3 +35,6 @@ pub use model::{
 };
 pub use redact::{SecretMatch, redact_text, secret_matches};
 pub use spawn::{run, run_cancellable};
+
+/// The redaction rules, for messages built outside the runner (GitHub's answers in `publish`).
+pub(crate) use redact::Redactor;

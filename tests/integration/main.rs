@@ -8,15 +8,21 @@
 
 mod engines;
 mod harness;
+mod http;
 mod openai_server;
 
 mod acp;
+mod action;
 mod cli;
 mod demo;
 mod ecosystems;
+mod github_api;
+mod install;
 mod openai;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
+mod publish;
 mod runner;
 mod suites;
+mod trigger;

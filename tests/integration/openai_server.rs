@@ -1,11 +1,10 @@
-//! A stand-in for an OpenAI-compatible server on 127.0.0.1, started by a test: it answers
+//! A stand-in for an OpenAI-compatible server on 127.0.0.1 (on the tests' `http` server),
+//! started by a test: it answers
 //! with scripted replies in order (one per request, retries included), records every request,
 //! and validates every request body against the chat-completions request schema trimmed from
 //! OpenAI's official OpenAPI description (`tests/openai/`).
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -101,95 +100,62 @@ impl Request {
     }
 }
 
-/// A running stand-in server.
+/// A running stand-in server (it stops when dropped).
 pub struct Server {
     /// The base URL to configure as `openai.base-url` (`http://127.0.0.1:PORT/v1`).
     pub url: String,
     requests: Arc<Mutex<Vec<Request>>>,
+    _http: crate::http::Server,
 }
 
 impl Server {
     /// Listen on a free port of 127.0.0.1 and answer with `replies` in order; once they run
     /// out, every request gets HTTP 500.
     pub fn start(replies: Vec<Reply>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
+        let replies = Mutex::new(VecDeque::from(replies));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let recorded = Arc::clone(&requests);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { break };
-                let replies = Arc::clone(&replies);
-                let recorded = Arc::clone(&recorded);
-                std::thread::spawn(move || serve(stream, &replies, &recorded));
+        let http = crate::http::Server::start(move |request| {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let query: Vec<String> = request
+                .query
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let target = if query.is_empty() {
+                request.path.clone()
+            } else {
+                format!("{}?{}", request.path, query.join("&"))
+            };
+            recorded.lock().unwrap().push(Request {
+                target,
+                headers: request.headers.into_iter().collect(),
+                schema_errors: validate(&body),
+                body,
+            });
+            let reply = replies.lock().unwrap().pop_front().unwrap_or_else(|| {
+                Reply::error(500, "the stand-in server has no scripted reply left")
+            });
+            // One thread per connection: a client that gave up on this one is already on
+            // the next.
+            std::thread::sleep(reply.delay);
+            crate::http::HttpResponse {
+                status: reply.status,
+                headers: reply.headers,
+                body: reply.body.into_bytes(),
             }
         });
-        Server { url, requests }
+        Server {
+            url: format!("{}/v1", http.url),
+            requests,
+            _http: http,
+        }
     }
 
     /// The requests received so far, in order.
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().unwrap().clone()
     }
-}
-
-fn serve(mut stream: TcpStream, replies: &Mutex<VecDeque<Reply>>, recorded: &Mutex<Vec<Request>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
-    }
-    let target = line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .to_owned();
-    let mut headers = Vec::new();
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-        }
-    }
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let schema_errors = validate(&body);
-    recorded.lock().unwrap().push(Request {
-        target,
-        headers,
-        body,
-        schema_errors,
-    });
-    let reply = replies
-        .lock()
-        .unwrap()
-        .pop_front()
-        .unwrap_or_else(|| Reply::error(500, "the stand-in server has no scripted reply left"));
-    std::thread::sleep(reply.delay);
-    let mut response = format!(
-        "HTTP/1.1 {} Scripted\r\ncontent-length: {}\r\nconnection: close\r\n",
-        reply.status,
-        reply.body.len()
-    );
-    for (name, value) in &reply.headers {
-        response.push_str(&format!("{name}: {value}\r\n"));
-    }
-    response.push_str("\r\n");
-    response.push_str(&reply.body);
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.flush();
 }
 
 /// Errors of `body` against the trimmed chat-completions request schema.

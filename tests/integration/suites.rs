@@ -153,3 +153,60 @@ fn node_test_fix_that_breaks_another_file_is_refused_with_a_name_pattern_reprodu
         json!(["takes the first letter of each word"])
     );
 }
+
+const UNITTEST_WORDS: &str = "import unittest\n\nfrom words import word_count\n\n\nclass WordsTest(unittest.TestCase):\n    def test_single_spaces(self):\n        self.assertEqual(word_count(\"a b c\"), 3)\n\n    def test_repeated_spaces(self):\n        self.assertEqual(word_count(\"a  b\"), 2)\n\n    @unittest.skip(\"slow\")\n    def test_huge_text(self):\n        self.assertEqual(word_count(\"a \" * 10**7), 10**7)\n";
+const UNITTEST_FIRST: &str = "import unittest\n\nfrom words import first_word\n\n\nclass FirstTest(unittest.TestCase):\n    def test_first_word_keeps_its_case(self):\n        self.assertEqual(first_word(\"Hello world\"), \"Hello\")\n";
+
+fn unittest_repo() -> Repo {
+    Repo::with_files(&[
+        (".gitignore", "__pycache__/\n"),
+        ("words.py", WORDS_PY),
+        ("tests/__init__.py", ""),
+        ("tests/test_words.py", UNITTEST_WORDS),
+        ("tests/test_first.py", UNITTEST_FIRST),
+    ])
+}
+
+fn source_fix(body: &str) -> String {
+    format!(
+        "--- a/words.py\n+++ b/words.py\n@@ -1,2 +1,2 @@\n def _words(text):\n-    return text.split(\" \")\n+    {body}\n"
+    )
+}
+
+#[test]
+fn unittest_real_fix_is_proven_by_the_reproductions_own_test_through_a_clean_run() {
+    // unittest without -v names only failures, and the suite has a skipped test: the
+    // reproduction's failing test passes by the clean-run rule.
+    let repo = unittest_repo();
+    let (run, evidence) = run(
+        &repo,
+        "python3 -m unittest tests.test_words.WordsTest.test_repeated_spaces",
+        &source_fix("return text.split()"),
+    );
+    run.expect_code(0);
+    assert_eq!(evidence["request"]["derived-suite"], "python3 -m unittest");
+    assert_eq!(evidence["rounds"][0]["prevent"]["guard"], "reproduction");
+    assert_eq!(
+        evidence["reproduction"]["failing-tests"],
+        json!(["tests.test_words.WordsTest.test_repeated_spaces"])
+    );
+}
+
+#[test]
+fn unittest_fix_that_breaks_another_module_is_refused() {
+    let repo = unittest_repo();
+    let before = repo.fingerprint();
+    let (run, evidence) = run(
+        &repo,
+        "python3 -m unittest tests.test_words.WordsTest.test_repeated_spaces",
+        &source_fix("return text.lower().split()"),
+    );
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let round = &evidence["rounds"][0];
+    assert_eq!(round["verdict"], "proof-failed");
+    assert_eq!(
+        round["prove"]["table"]["newly-failing"],
+        json!(["tests.test_first.FirstTest.test_first_word_keeps_its_case"])
+    );
+}

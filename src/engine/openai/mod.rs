@@ -130,6 +130,9 @@ impl OpenaiEngine {
                 config.base_url, config.api_version
             ),
         };
+        // rustls needs its crypto provider chosen once per process (ring, as for publish); a
+        // second install by another client is not an error.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .user_agent(concat!("efix/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -96,12 +96,17 @@ pub(crate) fn guard(
         .map(|r| r.failing_tests.clone())
         .unwrap_or_default();
     let split = &tests_only.split;
+    let original = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first())
+        .and_then(|id| evidence.command(*id));
     let decision = decide(
         split,
         &without_fix,
         &fixed,
         &failing_before,
-        evidence.command(proof.reproduction),
+        (original, evidence.command(proof.reproduction)),
         ctx.config.test.required,
     );
     round.checks.push(check(
