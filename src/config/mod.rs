@@ -5,6 +5,7 @@
 //! optional and nothing reads the environment again. The environment overrides are listed in
 //! `resolve`'s module doc.
 
+mod engine;
 mod error;
 mod file;
 mod load;

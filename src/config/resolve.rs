@@ -27,11 +27,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::engine;
 use super::error::{ConfigError, Origin};
 use super::file::{FileConfig, StringList};
 use super::model::{
-    AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
-    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
+    AcpMode, Config, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor, Overrides,
+    PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 use crate::patch::PatchPolicy;
 use crate::runner::{RunnerSettings, Secret, child_env};
@@ -461,14 +462,7 @@ impl Config {
         let security = file.security.unwrap_or_default();
         let sandbox = file.sandbox.unwrap_or_default();
         let paths = file.paths.unwrap_or_default();
-        let mut budget = file.budget.unwrap_or_default();
-        let budget_extra = BudgetExtra {
-            max_engine_calls: budget.max_engine_calls.take(),
-            max_tokens: budget.max_tokens.take(),
-            max_cost_usd: budget.max_cost_usd.take(),
-            prices: budget.prices.take(),
-            max_input_bytes: budget.max_input_bytes.take(),
-        };
+        let budget = file.budget.unwrap_or_default();
         let prompts = file.prompts.unwrap_or_default();
         let trigger = file.trigger.unwrap_or_default();
 
@@ -559,7 +553,7 @@ impl Config {
         )?;
         let acp_env_pass = layers.file(list(acp.env_pass), Vec::new());
         let acp_env_pass = check_env_names("acp.env-pass", &acp_env_pass)?;
-        check_agent_env(&acp_env_pass, &layers.file_origin)?;
+        engine::check_agent_env(&acp_env_pass, &layers.file_origin)?;
         let acp_mode = layers.file(acp.mode, DEFAULT_ACP_MODE).value;
 
         let suites_cli =
@@ -674,7 +668,10 @@ impl Config {
             MAX_TIMEOUT,
         )?;
 
-        let engine_budget = engine_budget(&budget_extra, &openai.model, &layers)?;
+        let input = layers.file(budget.max_input_bytes.map(|b| b.0), DEFAULT_MAX_INPUT_BYTES);
+        let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
+        let engine_budget =
+            engine::budget(&budget, &openai.model, max_input_bytes, &layers.file_origin)?;
         let prompt_overrides = PromptOverrides {
             plan: join_prompt(
                 &overrides.repo,
@@ -711,7 +708,7 @@ impl Config {
         let (mut child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
         // The key efix's engine uses never reaches a command, whatever it is named.
         child_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
-        let mut acp_env = agent_env(env, &acp_env_pass);
+        let mut acp_env = engine::agent_env(env, &acp_env_pass);
         if !acp_env_pass.contains(&openai.api_key_env) {
             acp_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
         }
@@ -749,94 +746,6 @@ impl Config {
             runner,
         })
     }
-}
-
-fn check_agent_env(names: &[String], origin: &Origin) -> Result<(), ConfigError> {
-    for (index, name) in names.iter().enumerate() {
-        if crate::runner::is_github_channel(name) {
-            return Err(out_of_range(
-                &format!("acp.env-pass[{index}]"),
-                origin,
-                format!(
-                    "{name} is never passed to an agent: it carries the repository's token or \
-                     the runner's own channels; list only the agent's own credentials"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The agent's environment: what every command gets, plus the variables `acp.env-pass` names
-/// (the agent's own credentials, which the command list would drop), when set.
-fn agent_env(env: &Env, pass: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    let (mut vars, _) = child_env(env.vars().iter().cloned(), &[]);
-    for name in pass {
-        match env.get(name) {
-            Some(value) => {
-                vars.retain(|(existing, _)| existing != name.as_str());
-                vars.push((name.into(), value.to_owned()));
-            }
-            None => tracing::warn!(%name, "acp.env-pass names a variable that is not set"),
-        }
-    }
-    vars.sort();
-    vars
-}
-
-/// The engine keys of the `budget` section, taken out so they resolve on their own.
-struct BudgetExtra {
-    max_engine_calls: Option<super::file::Count>,
-    max_tokens: Option<super::file::Tokens>,
-    max_cost_usd: Option<super::file::Usd>,
-    prices: Option<std::collections::BTreeMap<String, super::file::PriceFile>>,
-    max_input_bytes: Option<super::file::Bytes>,
-}
-
-/// The engine budget; a cost limit needs a price for the configured model, or it could never
-/// be enforced.
-fn engine_budget(
-    budget: &BudgetExtra,
-    model: &str,
-    layers: &Layers<'_>,
-) -> Result<EngineBudget, ConfigError> {
-    let origin = &layers.file_origin;
-    let prices: std::collections::BTreeMap<String, Price> = budget
-        .prices
-        .iter()
-        .flatten()
-        .map(|(name, price)| {
-            (
-                name.clone(),
-                Price {
-                    prompt: price.prompt_usd_per_mtok.0,
-                    completion: price.completion_usd_per_mtok.0,
-                },
-            )
-        })
-        .collect();
-    if let Some(limit) = budget.max_cost_usd
-        && !prices.contains_key(model)
-    {
-        return Err(out_of_range(
-            "budget.max-cost-usd",
-            origin,
-            format!(
-                "{} needs the price of model {model:?}; add it under `budget.prices` \
-                 (`{model}: {{prompt-usd-per-mtok: N, completion-usd-per-mtok: N}}`)",
-                limit.0
-            ),
-        ));
-    }
-    let input = layers.file(budget.max_input_bytes.map(|b| b.0), DEFAULT_MAX_INPUT_BYTES);
-    let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
-    Ok(EngineBudget {
-        max_calls: budget.max_engine_calls.map(|c| c.0),
-        max_tokens: budget.max_tokens.map(|t| t.0),
-        max_cost_usd: budget.max_cost_usd.map(|usd| usd.0),
-        prices,
-        max_input_bytes,
-    })
 }
 
 /// The values of the `redact` names in efix's own environment; unset, empty and non-UTF-8

@@ -6,6 +6,8 @@
 use std::fmt::Write as _;
 
 use super::model::*;
+use super::render_engine::engine;
+use super::text::{cell, code_list, duration, one_line};
 use crate::runner::Outcome;
 
 /// Lines of output shown from the end of a stream.
@@ -500,164 +502,6 @@ fn sandbox(out: &mut String, evidence: &Evidence) {
     );
 }
 
-fn engine(out: &mut String, evidence: &Evidence) {
-    let record = &evidence.engine;
-    let fix_calls = record
-        .calls
-        .iter()
-        .filter(|c| c.kind == CallKind::Fix)
-        .count();
-    let tokens = if record.reports_tokens() {
-        let t = record.tokens();
-        format!(
-            "{} prompt ({} cached) + {} completion tokens",
-            t.prompt_tokens, t.cached_tokens, t.completion_tokens
-        )
-    } else {
-        "tokens not reported by this engine".to_owned()
-    };
-    let cost = if record.calls.iter().any(|c| c.cost_usd.is_some()) {
-        format!(", ${:.4}", record.cost_usd())
-    } else {
-        String::new()
-    };
-    let _ = writeln!(
-        out,
-        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}{cost}.\n",
-        record.info.kind,
-        record.info.model,
-        evidence.rounds.len(),
-        if evidence.rounds.len() == 1 { "" } else { "s" },
-        fix_calls,
-        if fix_calls == 1 { "" } else { "s" },
-        tokens
-    );
-    if record.calls.is_empty() {
-        return;
-    }
-    out.push_str(
-        "| call | round | outcome | model | prompt / cached / completion tokens | latency | \
-         retries | prompt |\n|---|---|---|---|---|---|---|---|\n",
-    );
-    for (number, call) in record.calls.iter().enumerate() {
-        let tokens = call.usage.map_or("–".to_owned(), |u| {
-            format!(
-                "{} / {} / {}",
-                u.prompt_tokens, u.cached_tokens, u.completion_tokens
-            )
-        });
-        let _ = writeln!(
-            out,
-            "| {} {} | {} | {} | {} | {tokens} | {} | {} | {} bytes{} |",
-            number + 1,
-            match call.kind {
-                CallKind::Plan => "plan",
-                CallKind::Fix => "fix",
-            },
-            call.round.map_or("–".to_owned(), |r| r.to_string()),
-            call_outcome(call),
-            call.model.as_deref().map_or("–".to_owned(), cell),
-            if call.reused {
-                "–".to_owned()
-            } else {
-                duration(call.latency_ms)
-            },
-            call.retries,
-            call.prompt_bytes,
-            if call.cut.is_empty() { "" } else { ", cut" },
-        );
-    }
-    out.push('\n');
-    let before = out.len();
-    for (number, call) in record.calls.iter().enumerate() {
-        call_notes(out, number + 1, call);
-    }
-    if out.len() > before {
-        out.push('\n');
-    }
-}
-
-/// How a call ended, for the table.
-fn call_outcome(call: &EngineCall) -> String {
-    if call.reused {
-        return "answer reused from the checkpoint".to_owned();
-    }
-    let text = match call.outcome {
-        crate::engine::CallOutcome::Answered if call.edited_tree => "answered (edited files)",
-        crate::engine::CallOutcome::Answered => "answered",
-        crate::engine::CallOutcome::Refused => "refused",
-        crate::engine::CallOutcome::Empty => "empty answer",
-        crate::engine::CallOutcome::Truncated => "cut off at the output limit",
-        crate::engine::CallOutcome::Failed => "failed",
-        crate::engine::CallOutcome::SkippedBudget => "not sent: budget spent",
-        crate::engine::CallOutcome::SkippedSecrets => "not sent: secrets in the prompt",
-    };
-    text.to_owned()
-}
-
-/// The lines under the calls table: fallbacks, cuts, secrets, permissions, writes outside
-/// the protocol, errors.
-fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
-    let mut notes: Vec<String> = Vec::new();
-    if let Some(fallback) = &call.fallback {
-        notes.push(format!(
-            "fell back to a plain-text answer: {}",
-            one_line(fallback)
-        ));
-    }
-    if let Some(error) = &call.error {
-        notes.push(format!("error: {}", one_line(error)));
-    } else if let Some(detail) = &call.detail {
-        notes.push(one_line(detail));
-    }
-    for cut in &call.cut {
-        notes.push(format!(
-            "prompt section `{}` cut from {} to {} bytes (budget.max-input-bytes)",
-            cut.section, cut.bytes, cut.kept
-        ));
-    }
-    if let Some(secrets) = &call.secrets {
-        notes.push(format!(
-            "{} secret{} in the prompt ({}): {}",
-            secrets.count,
-            if secrets.count == 1 { "" } else { "s" },
-            secrets.rules.join(", "),
-            match secrets.action {
-                crate::config::SecretsInPrompt::Deny => "not sent",
-                crate::config::SecretsInPrompt::Allow => "sent as they were (allow)",
-                crate::config::SecretsInPrompt::Tokenize => "replaced by placeholders",
-            }
-        ));
-    }
-    for permission in &call.permissions {
-        notes.push(format!(
-            "the agent asked to run `{}` ({}{}): {} — {}",
-            cell(&permission.title),
-            permission.kind,
-            if permission.paths.is_empty() {
-                String::new()
-            } else {
-                format!(" on {}", code_list(&permission.paths))
-            },
-            match permission.answer {
-                crate::engine::PermissionAnswer::Allowed => "allowed once",
-                crate::engine::PermissionAnswer::Rejected => "rejected",
-                crate::engine::PermissionAnswer::Cancelled => "cancelled",
-            },
-            one_line(&permission.reason)
-        ));
-    }
-    if !call.unrequested_writes.is_empty() {
-        notes.push(format!(
-            "the agent wrote files outside the protocol (restored, not used): {}",
-            code_list(&call.unrequested_writes)
-        ));
-    }
-    for note in notes {
-        let _ = writeln!(out, "- call {number}: {note}");
-    }
-}
-
 fn explanation(out: &mut String, evidence: &Evidence) {
     let hypothesis = evidence
         .localization
@@ -754,15 +598,6 @@ fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> Str
     }
 }
 
-/// `1234` ms as `1.23 s`.
-pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.2} s", ms as f64 / 1000.0)
-    }
-}
-
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
         Phase::Reproduce => "reproduce",
@@ -816,34 +651,6 @@ fn issue_text(issue: &crate::policy::Issue) -> String {
 fn list_line(out: &mut String, label: &str, items: &[String]) {
     if !items.is_empty() {
         let _ = writeln!(out, "- {label}: {}", code_list(items));
-    }
-}
-
-fn code_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{}`", cell(i)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Text safe inside a table cell or inline code on one line.
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|").replace('`', "'")
-}
-
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if line.chars().count() > 300 {
-        let cut: String = line.chars().take(300).collect();
-        format!("{cut}…")
-    } else {
-        line
     }
 }
 
