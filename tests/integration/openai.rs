@@ -257,6 +257,57 @@ fn refusals_cut_answers_and_broken_bodies_are_recorded_outcomes() {
         evidence["rounds"][0]["attempts"][0]["patch"]["issues"][0]["rule"],
         "contract.truncated"
     );
+    // The retry's prompt says what was wrong with the answer, fenced as data.
+    let retry = server.requests()[2].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        retry.contains("Your previous answer could not be used"),
+        "{retry}"
+    );
+    assert!(
+        retry.contains(": efix's findings>>>\n- [contract.truncated]"),
+        "{retry}"
+    );
+}
+
+#[test]
+fn the_second_round_gets_the_first_rounds_blocking_issues_and_change() {
+    let repo = clamp_repo(&[]);
+    // Round one drops the lower bound: the reproduction passes, another test breaks.
+    let wrong = json!([{"path": "calc.py", "old_text": "    return max(low, min(value, low))\n",
+        "new_text": "    return min(value, high)\n"}]);
+    let server = Server::start(vec![
+        Reply::content(&plan_answer().to_string()),
+        Reply::content(&fix_answer(wrong).to_string()),
+        Reply::content(&fix_answer(fix_edits()).to_string()),
+    ]);
+    let (run, evidence) = run_openai(&repo, &server, "");
+    run.expect_code(0);
+    assert_eq!(evidence["rounds"][0]["verdict"], "proof-failed");
+    let first_issue = evidence["rounds"][0]["issues"][0]["rule"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let round_two = server.requests()[2].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(round_two.contains("This is round 2."), "{round_two}");
+    assert!(
+        round_two.contains("Your previous change was not kept"),
+        "{round_two}"
+    );
+    assert!(
+        round_two.contains(&format!("- [{first_issue}]")),
+        "{round_two}"
+    );
+    assert!(
+        round_two
+            .contains(": your previous change, as a diff>>>\ndiff --git a/calc.py b/calc.py\n"),
+        "{round_two}"
+    );
 }
 
 #[test]
