@@ -159,6 +159,25 @@ fn an_agent_that_hangs_is_killed_at_the_timeout() {
         "talk to the ACP agent: the agent did not finish within 1500 ms (acp.timeout-ms, or the \
          run's time budget); its process group was killed"
     );
+    assert_eq!(
+        running_with(&script),
+        Vec::<String>::new(),
+        "a hanging agent survived"
+    );
+}
+
+/// Pids of live processes whose command line holds `needle`.
+fn running_with(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let cmdline = std::fs::read(path.join("cmdline")).ok()?;
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            (text.contains(needle) && alive(&path)).then_some(name)
+        })
+        .collect()
 }
 
 #[test]
