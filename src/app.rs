@@ -11,6 +11,8 @@ use crate::ExitStatus;
 use crate::cli::{Cli, Command, ConfigCommand, EngineArg, PublishArgs, RunArgs, SchemaKind};
 use crate::config::{self, Config, EngineKind, Env, Overrides};
 use crate::engine::Engine;
+use crate::engine::acp::{AcpEngine, AcpSettings};
+use crate::engine::openai::OpenaiEngine;
 use crate::engine::replay::ReplayEngine;
 use crate::pipeline::{self, Checkpoint, RunOptions, signals};
 use crate::publish::{self, Event, GithubEnv, PublishError, Verdict};
@@ -181,7 +183,16 @@ fn engine_kind(arg: EngineArg) -> EngineKind {
 }
 
 /// Build the engine the configuration asks for.
-fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine>, ExitStatus> {
+fn build_engine(
+    config: &Config,
+    replay: Option<&Path>,
+    root: &Path,
+    env: &Env,
+) -> Result<Box<dyn Engine>, ExitStatus> {
+    let setup_failed = |err: crate::engine::EngineError| {
+        report::error(&err);
+        ExitStatus::Usage
+    };
     match config.engine {
         EngineKind::Replay => {
             let Some(path) = replay else {
@@ -193,18 +204,53 @@ fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine
             };
             ReplayEngine::from_path(path)
                 .map(|e| Box::new(e) as Box<dyn Engine>)
-                .map_err(|err| {
-                    report::error(&err);
-                    ExitStatus::Usage
-                })
+                .map_err(setup_failed)
         }
-        other => {
-            report::message(&format!(
-                "efix: error: the {} engine is not available in this build yet; use --engine \
-                 replay --replay FILE",
-                other.as_str()
-            ));
-            Err(ExitStatus::Usage)
+        EngineKind::Openai => {
+            let name = &config.openai.api_key_env;
+            let key = if name.is_empty() {
+                None
+            } else {
+                match env
+                    .get(name)
+                    .and_then(|v| v.to_str())
+                    .filter(|v| !v.is_empty())
+                {
+                    Some(key) => Some(key.to_owned()),
+                    None => {
+                        return Err(setup_failed(crate::engine::EngineError::MissingKey {
+                            variable: name.clone(),
+                        }));
+                    }
+                }
+            };
+            OpenaiEngine::new(config.openai.clone(), key, config.runner.secrets.clone())
+                .map(|e| Box::new(e) as Box<dyn Engine>)
+                .map_err(setup_failed)
+        }
+        EngineKind::Acp => {
+            let command = config.acp_command.as_deref().unwrap_or_default();
+            let argv = match crate::policy::command::check(command, &config.allow) {
+                Ok(argv) => argv,
+                Err(refusal) => {
+                    report::message(&format!(
+                        "efix: refused: the ACP agent `{command}` (acp.command): {} [{}]",
+                        refusal.message, refusal.rule
+                    ));
+                    return Err(ExitStatus::PolicyRefused);
+                }
+            };
+            let settings = AcpSettings {
+                argv,
+                root: root.to_owned(),
+                env: config.acp_env.clone(),
+                timeout: config.acp_timeout,
+                mode: config.acp_mode,
+                secrets: config.runner.secrets.clone(),
+            };
+            AcpEngine::new(settings)
+                .map(|e| Box::new(e) as Box<dyn Engine>)
+                .map_err(setup_failed)
         }
     }
 }
@@ -265,7 +311,11 @@ fn run_command(mut args: RunArgs, env: &Env) -> ExitStatus {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut engine = match build_engine(&config, replay.as_deref()) {
+    if let Err(err) = crate::prompt::Templates::load(&config.prompt_overrides) {
+        report::error(&err);
+        return ExitStatus::Usage;
+    }
+    let mut engine = match build_engine(&config, replay.as_deref(), &repo_root, env) {
         Ok(engine) => engine,
         Err(status) => return status,
     };

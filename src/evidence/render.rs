@@ -6,6 +6,8 @@
 use std::fmt::Write as _;
 
 use super::model::*;
+use super::render_engine::engine;
+use super::text::{cell, code_list, duration, one_line};
 use crate::runner::Outcome;
 
 /// Lines of output shown from the end of a stream.
@@ -197,7 +199,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::NotReproduced => "The failure did not reproduce",
         Status::Flaky => "The failure is flaky",
         Status::PolicyRefused => "Refused by policy",
-        Status::BudgetExhausted => "Stopped: time budget exhausted",
+        Status::BudgetExhausted => "Stopped: budget exhausted",
         Status::Interrupted => "Stopped: interrupted",
         Status::InProgress => "In progress",
     };
@@ -500,35 +502,6 @@ fn sandbox(out: &mut String, evidence: &Evidence) {
     );
 }
 
-fn engine(out: &mut String, evidence: &Evidence) {
-    let record = &evidence.engine;
-    let fix_calls = record
-        .calls
-        .iter()
-        .filter(|c| c.kind == CallKind::Fix)
-        .count();
-    let tokens = if record.reports_tokens() {
-        let t = record.tokens();
-        format!(
-            "{} prompt + {} completion tokens",
-            t.prompt_tokens, t.completion_tokens
-        )
-    } else {
-        "tokens not reported by this engine".to_owned()
-    };
-    let _ = writeln!(
-        out,
-        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}.\n",
-        record.info.kind,
-        record.info.model,
-        evidence.rounds.len(),
-        if evidence.rounds.len() == 1 { "" } else { "s" },
-        fix_calls,
-        if fix_calls == 1 { "" } else { "s" },
-        tokens
-    );
-}
-
 fn explanation(out: &mut String, evidence: &Evidence) {
     let hypothesis = evidence
         .localization
@@ -625,15 +598,6 @@ fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> Str
     }
 }
 
-/// `1234` ms as `1.23 s`.
-pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.2} s", ms as f64 / 1000.0)
-    }
-}
-
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
         Phase::Reproduce => "reproduce",
@@ -687,34 +651,6 @@ fn issue_text(issue: &crate::policy::Issue) -> String {
 fn list_line(out: &mut String, label: &str, items: &[String]) {
     if !items.is_empty() {
         let _ = writeln!(out, "- {label}: {}", code_list(items));
-    }
-}
-
-fn code_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{}`", cell(i)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Text safe inside a table cell or inline code on one line.
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|").replace('`', "'")
-}
-
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if line.chars().count() > 300 {
-        let cut: String = line.chars().take(300).collect();
-        format!("{cut}…")
-    } else {
-        line
     }
 }
 

@@ -151,7 +151,7 @@ fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
         Status::NotReproduced => "the failure did not reproduce",
         Status::Flaky => "flaky reproduction",
         Status::PolicyRefused => "refused by policy",
-        Status::BudgetExhausted => "time budget exhausted",
+        Status::BudgetExhausted => "budget exhausted",
         Status::Interrupted => "interrupted",
         Status::InProgress => "in progress",
     };

@@ -27,6 +27,24 @@ impl Ctx<'_> {
         self.run_command_within(command, phase, purpose, round, None)
     }
 
+    /// Run commands one after the other in `phase`, recording each; their ids, or `None` when
+    /// the run must stop before one of them (the ones before it stay recorded).
+    pub(crate) fn run_batch(
+        &mut self,
+        batch: impl IntoIterator<Item = (String, Purpose)>,
+        phase: Phase,
+        round: Option<u32>,
+    ) -> Result<Option<Vec<usize>>, PipelineError> {
+        let mut ids = Vec::new();
+        for (command, purpose) in batch {
+            match self.run_command(&command, phase, purpose, round)? {
+                Some(id) => ids.push(id),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(ids))
+    }
+
     /// [`Ctx::run_command`] with a tighter time limit than the configured command timeout.
     pub(crate) fn run_command_within(
         &mut self,

@@ -35,23 +35,17 @@ pub(crate) fn run(
 ) -> Result<Option<Proof>, PipelineError> {
     ctx.reporter.info("prove: running with the whole change");
     let command = ctx.command.clone();
-    let mut ids = Vec::new();
     let batch = std::iter::once((command, Purpose::FixedReproduction)).chain(
         ctx.suites
             .clone()
             .into_iter()
             .map(|s| (s, Purpose::FixedSuite)),
     );
-    for (command, purpose) in batch {
-        match ctx.run_command(&command, Phase::Prove, purpose, Some(number))? {
-            Some(id) => ids.push(id),
-            None => {
-                ctx.restore()?;
-                round.verdict = RoundVerdict::Stopped;
-                return Ok(None);
-            }
-        }
-    }
+    let Some(ids) = ctx.run_batch(batch, Phase::Prove, Some(number))? else {
+        ctx.restore()?;
+        round.verdict = RoundVerdict::Stopped;
+        return Ok(None);
+    };
     // Commands may have written files; put the change back exactly.
     ctx.restore()?;
     patch::write_changes(&ctx.root, changes)?;

@@ -6,9 +6,12 @@
     reason = "a test whose setup fails should fail loudly"
 )]
 
+mod engines;
 mod harness;
 mod http;
+mod openai_server;
 
+mod acp;
 mod action;
 mod cli;
 mod demo;
@@ -17,6 +20,7 @@ mod github_api;
 mod install;
 mod localize;
 mod localize_cases;
+mod openai;
 mod patch;
 mod patch_fixtures;
 mod pipeline;

@@ -58,16 +58,12 @@ pub(crate) fn run(
                 .into_iter()
                 .map(|s| (s, Purpose::TestsOnlySuite)),
         );
-        for (command, purpose) in batch {
-            match ctx.run_command(&command, Phase::Prevent, purpose, Some(number))? {
-                Some(id) => runs.push(id),
-                None => {
-                    ctx.restore()?;
-                    round.verdict = RoundVerdict::Stopped;
-                    return Ok(None);
-                }
-            }
-        }
+        let Some(ids) = ctx.run_batch(batch, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        runs = ids;
         ctx.restore()?;
         patch::write_changes(&ctx.root, changes)?;
     }
