@@ -418,7 +418,7 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::localize::tests::tree;
+    use crate::localize::tests::{tree, tree_of};
 
     fn found(index: &SourceIndex, tracked: &[String], name: &str) -> Vec<String> {
         index
@@ -517,11 +517,7 @@ mod tests {
                 )
             })
             .collect();
-        let files: Vec<(&str, &str)> = contents
-            .iter()
-            .map(|(p, c)| (p.as_str(), c.as_str()))
-            .collect();
-        let (dir, tracked) = tree(&files);
+        let (dir, tracked) = tree_of(&contents);
         let watched = vec!["g3".to_owned()];
         let first = SourceIndex::build(dir.path(), &tracked, &watched);
         assert_eq!(found(&first, &tracked, "f1999"), ["pkg/m4/f1999.py"]);

@@ -214,15 +214,7 @@ fn go_test(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     if !is_identifier(name) || rest.starts_with(|c: char| c.is_lowercase()) {
         return None;
     }
-    let defs = scope.definitions(name, |p| p.ends_with("_test.go"));
-    found(&defs, |def| {
-        hit(
-            def.path,
-            Some(def.line),
-            FAILING_TEST_WEIGHT,
-            defines(test, def.line),
-        )
-    })
+    defining_hits(test, &scope.definitions(name, |p| p.ends_with("_test.go")))
 }
 
 /// `module::tests::name`: a Rust `fn name`, preferring files whose path names a module.
@@ -307,8 +299,12 @@ fn test_function(scope: &Scope<'_, '_>, test: &str) -> Option<Vec<Hit>> {
     if !is_identifier(test) {
         return None;
     }
-    let defs = scope.definitions(test, is_test_path);
-    found(&defs, |def| {
+    defining_hits(test, &scope.definitions(test, is_test_path))
+}
+
+/// One hit per definition of failing test `test`.
+fn defining_hits(test: &str, defs: &[Def<'_>]) -> Option<Vec<Hit>> {
+    found(defs, |def| {
         hit(
             def.path,
             Some(def.line),

@@ -18,6 +18,15 @@ pub(super) fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<String>) {
     (dir, tracked)
 }
 
+/// [`tree`] from generated (owned) paths and contents.
+pub(super) fn tree_of(files: &[(String, String)]) -> (tempfile::TempDir, Vec<String>) {
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    tree(&borrowed)
+}
+
 /// Candidates as text: one block per file.
 fn render(candidates: &[Candidate]) -> String {
     let mut out = String::new();
@@ -480,11 +489,7 @@ fn measure_localize_on_300_kib_of_output_and_5000_files() {
             )
         })
         .collect();
-    let files: Vec<(&str, &str)> = contents
-        .iter()
-        .map(|(path, text)| (path.as_str(), text.as_str()))
-        .collect();
-    let (dir, tracked) = tree(&files);
+    let (dir, tracked) = tree_of(&contents);
     let mut output = String::new();
     let mut n = 0;
     while output.len() < 300 * 1024 {
@@ -696,15 +701,11 @@ fn a_failure_its_imports_explain_never_reads_the_rest_of_the_repository() {
     ];
     files.extend((0..300).map(|n| {
         (
-            format!("vendorless/m{n}.js"),
+            format!("other/m{n}.js"),
             format!("function parse{n}() {{}}\n"),
         )
     }));
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let (dir, tracked) = tree(&borrowed);
+    let (dir, tracked) = tree_of(&files);
     let output = format!(
         "  1) decodes:\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n      at Context.<anonymous> ({}/test/parse.js:5:16)\n",
         dir.path().display()
@@ -820,11 +821,7 @@ fn mixed_up_sources_and_output_never_panic() {
             .iter()
             .map(|name| ((*name).to_owned(), text()))
             .collect();
-        let files: Vec<(&str, &str)> = contents
-            .iter()
-            .map(|(p, c)| (p.as_str(), c.as_str()))
-            .collect();
-        let (dir, tracked) = tree(&files);
+        let (dir, tracked) = tree_of(&contents);
         let output = format!(
             "{}\n  File \"{}/tests/test_a.py\", line 3, in t\n{}",
             text(),
