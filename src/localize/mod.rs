@@ -23,6 +23,8 @@ mod search;
 mod tree;
 
 #[cfg(test)]
+mod follow_tests;
+#[cfg(test)]
 mod tests;
 
 pub use candidate::Candidate;
