@@ -3,9 +3,10 @@
 
 use super::{changed_sections, defining_command, harness_file};
 
-/// What part of the harness a change to `path` touches, in words for a refusal message
-/// (`pytest configuration`, `the "scripts" field of package.json`, `the file that defines
-/// \`make test\``), or `None` when the change leaves the harness alone.
+/// What part of the harness a change to `path` touches, in words that follow "`path` is part
+/// of the test harness" in a refusal message (`pytest configuration`, `its "scripts" field`,
+/// `it defines \`make test\`, a command efix runs`), or `None` when the change leaves the
+/// harness alone.
 ///
 /// `before` and `after` are the file's contents (`None` when absent); `commands` are the
 /// commands efix runs (the reproduction and the suites), whose defining files count only when
@@ -20,12 +21,9 @@ pub fn harness_change(
         return Some(what.to_owned());
     }
     if let Some(command) = defining_command(path, commands) {
-        return Some(format!(
-            "the file that defines `{command}`, a command efix runs"
-        ));
+        return Some(format!("it defines `{command}`, a command efix runs"));
     }
-    let changed = changed_sections(path, before, after)?;
-    Some(changed)
+    changed_sections(path, before, after)
 }
 
 #[cfg(test)]
@@ -49,9 +47,9 @@ mod tests {
         assert_eq!(
             got,
             [
-                Some("pytest configuration (conftest.py)".to_owned()),
-                Some("the file that defines `make test`, a command efix runs".to_owned()),
-                Some("the \"scripts\" field of package.json".to_owned()),
+                Some("pytest configuration".to_owned()),
+                Some("it defines `make test`, a command efix runs".to_owned()),
+                Some("its \"scripts\" field".to_owned()),
                 None,
             ]
         );

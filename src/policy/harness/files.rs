@@ -2,22 +2,16 @@
 
 /// Whole-file harness names and what they are.
 const NAMES: &[(&str, &str)] = &[
-    ("conftest.py", "pytest configuration (conftest.py)"),
-    ("pytest.ini", "pytest configuration (pytest.ini)"),
-    (".pytest.ini", "pytest configuration (.pytest.ini)"),
-    ("tox.ini", "tox and pytest configuration (tox.ini)"),
-    (
-        "sitecustomize.py",
-        "a Python start-up hook (sitecustomize.py)",
-    ),
-    (
-        "usercustomize.py",
-        "a Python start-up hook (usercustomize.py)",
-    ),
-    (".mocharc", "mocha configuration (.mocharc)"),
-    ("mocha.opts", "mocha configuration (mocha.opts)"),
-    (".taprc", "node-tap configuration (.taprc)"),
-    ("jasmine.json", "jasmine configuration (jasmine.json)"),
+    ("conftest.py", "pytest configuration"),
+    ("pytest.ini", "pytest configuration"),
+    (".pytest.ini", "pytest configuration"),
+    ("tox.ini", "tox and pytest configuration"),
+    ("sitecustomize.py", "a Python start-up hook"),
+    ("usercustomize.py", "a Python start-up hook"),
+    (".mocharc", "mocha configuration"),
+    ("mocha.opts", "mocha configuration"),
+    (".taprc", "node-tap configuration"),
+    ("jasmine.json", "jasmine configuration"),
 ];
 
 /// Prefixes of harness file names followed by any extension (`jest.config.ts`, `.mocharc.yml`),
@@ -32,7 +26,7 @@ const PREFIXES: &[(&str, &str)] = &[
     ("vitest.setup.", "a vitest setup file"),
     (
         "vite.config.",
-        "vite configuration (it holds vitest's settings)",
+        "vite configuration, which holds vitest's settings",
     ),
     (".mocharc.", "mocha configuration"),
     ("ava.config.", "ava configuration"),
@@ -60,17 +54,17 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
         return Some(what);
     }
     if name.ends_with(".pth") {
-        return Some("a Python start-up hook (*.pth)");
+        return Some("a Python start-up hook");
     }
     if parent == Some(".cargo") && (name == "config" || name == "config.toml") {
-        return Some("cargo configuration (.cargo/config.toml)");
+        return Some("cargo configuration");
     }
     if parent == Some(".config") && name == "nextest.toml" {
         return Some("nextest configuration");
     }
     // A build script sits next to Cargo.toml; a `build.rs` among the sources is a module.
     if name == "build.rs" && !parts.contains(&"src") {
-        return Some("a cargo build script (build.rs)");
+        return Some("a cargo build script");
     }
     None
 }

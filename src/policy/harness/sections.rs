@@ -42,7 +42,7 @@ pub fn changed_sections(path: &str, before: Option<&str>, after: Option<&str>) -
                     .iter()
                     .any(|t| table == *t || table.starts_with(&format!("{t}.")))
             })?;
-            Some(format!("the [{changed}] table of pyproject.toml"))
+            Some(format!("its [{changed}] table"))
         }
         "setup.cfg" => {
             let changed = changed_tables(before, after, '\0', |section| {
@@ -52,7 +52,7 @@ pub fn changed_sections(path: &str, before: Option<&str>, after: Option<&str>) -
                         || section.starts_with(&format!("{s}:"))
                 })
             })?;
-            Some(format!("the [{changed}] section of setup.cfg"))
+            Some(format!("its [{changed}] section"))
         }
         _ => None,
     }
@@ -69,11 +69,9 @@ fn package_fields(before: Option<&str>, after: Option<&str>) -> Option<String> {
         (Ok(b), Ok(a)) => PACKAGE_FIELDS
             .iter()
             .find(|field| b.get(field) != a.get(field))
-            .map(|field| format!("the {field:?} field of package.json")),
+            .map(|field| format!("its {field:?} field")),
         // A manifest that does not parse cannot be shown to leave the fields alone.
-        _ if before != after => {
-            Some("package.json, which is not valid JSON on one side of the change".to_owned())
-        }
+        _ if before != after => Some("it is not valid JSON on one side of the change".to_owned()),
         _ => None,
     }
 }
@@ -179,9 +177,9 @@ mod tests {
             ],
             [
                 None,
-                Some("the \"scripts\" field of package.json".to_owned()),
-                Some("the \"mocha\" field of package.json".to_owned()),
-                Some("package.json, which is not valid JSON on one side of the change".to_owned()),
+                Some("its \"scripts\" field".to_owned()),
+                Some("its \"mocha\" field".to_owned()),
+                Some("it is not valid JSON on one side of the change".to_owned()),
             ]
         );
     }
@@ -204,10 +202,10 @@ mod tests {
             ],
             [
                 None,
-                Some("the [tool.pytest.ini_options] table of pyproject.toml".to_owned()),
-                Some("the [tool.pytest.ini_options] table of pyproject.toml".to_owned()),
-                Some("the [tool.pytest.ini_options.markers] table of pyproject.toml".to_owned()),
-                Some("the [tool.coverage.report] table of pyproject.toml".to_owned()),
+                Some("its [tool.pytest.ini_options] table".to_owned()),
+                Some("its [tool.pytest.ini_options] table".to_owned()),
+                Some("its [tool.pytest.ini_options.markers] table".to_owned()),
+                Some("its [tool.coverage.report] table".to_owned()),
             ]
         );
     }
@@ -226,8 +224,8 @@ mod tests {
             ],
             [
                 None,
-                Some("the [tool:pytest] section of setup.cfg".to_owned()),
-                Some("the [testenv:py] section of setup.cfg".to_owned()),
+                Some("its [tool:pytest] section".to_owned()),
+                Some("its [testenv:py] section".to_owned()),
             ]
         );
     }
