@@ -182,7 +182,9 @@ fn apply(
             round.verdict = RoundVerdict::NoChange;
             return Ok(None);
         }
-        let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Write)?;
+        // The files that define this run's commands are test harness too.
+        let policy = prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
+        let report = patch::process(&ctx.root, &response.output, &policy, Mode::Write)?;
         round
             .attempts
             .push(attempt(index, retry, &report, &response));
