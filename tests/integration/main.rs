@@ -8,6 +8,7 @@
 
 mod harness;
 
+mod cheats;
 mod cli;
 mod demo;
 mod ecosystems;
