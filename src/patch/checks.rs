@@ -206,13 +206,7 @@ pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {
 }
 
 pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
-    vec![
-        Box::new(MaxLoc),
-        Box::new(Tests),
-        Box::new(Syntax),
-        Box::new(crate::patch::integrity::TestHarness),
-        Box::new(crate::patch::integrity::TestDetection),
-    ]
+    vec![Box::new(MaxLoc), Box::new(Tests), Box::new(Syntax)]
 }
 
 #[cfg(test)]

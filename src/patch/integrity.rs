@@ -12,6 +12,11 @@ use crate::policy::Issue;
 use crate::policy::harness::harness_change;
 use crate::policy::test_detection::test_detections;
 
+/// The integrity checks, in the order they run after the size, test and syntax checks.
+pub(crate) fn integrity_checks() -> Vec<Box<dyn PostApplyCheck>> {
+    vec![Box::new(TestHarness), Box::new(TestDetection)]
+}
+
 /// A change to the test harness, unless `paths.allow-harness` lists the file.
 pub(crate) struct TestHarness;
 

@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use super::detect::{Added, Detection, at};
+use super::added::{Added, Detection, at};
 use super::pattern::Pattern;
 
 static MARKER: LazyLock<Pattern> = LazyLock::new(|| {
@@ -31,7 +31,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::detect::test_detections;
+    use crate::policy::test_detection::test_detections;
 
     #[test]
     fn go_test_markers_are_found_outside_test_files_only() {

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use super::detect::{Added, Detection, at, is_test_support_path};
+use super::added::{Added, Detection, at, is_test_support_path};
 use super::pattern::Pattern;
 
 /// Module specifiers of assertion and test libraries (a regex alternation).
@@ -204,7 +204,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::detect::test_detections;
+    use crate::policy::test_detection::test_detections;
 
     const BEFORE: &str = "'use strict';\nconst assert = require('assert');\n\nfunction parse(text) {\n  return text.split(',');\n}\n\nmodule.exports = { parse };\n";
 

@@ -12,6 +12,7 @@
 //! Pure functions of a path and its contents; recognition is by patterns per language (plus a
 //! Rust parse to see where a `#[cfg(test)]` attribute sits), not a type checker.
 
+mod added;
 mod code;
 mod detect;
 mod go;
@@ -20,4 +21,5 @@ mod pattern;
 mod python;
 mod rust;
 
-pub use detect::{Detection, test_detections};
+pub use added::Detection;
+pub use detect::test_detections;

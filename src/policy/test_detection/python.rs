@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use super::detect::{Added, Detection, at, is_test_support_path};
+use super::added::{Added, Detection, at, is_test_support_path};
 use super::pattern::Pattern;
 
 /// Test frameworks (root module names).
@@ -185,7 +185,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::detect::test_detections;
+    use crate::policy::test_detection::test_detections;
 
     fn found(path: &str, before: &str, after: &str) -> Vec<(u64, String)> {
         test_detections(path, Some(before), after)
@@ -201,9 +201,18 @@ mod tests {
             .collect()
     }
 
+    const BEFORE: &str = "import os\n\n\ndef total(xs):\n    return sum(xs)\n";
+
+    /// `BEFORE` with `line` added before the return.
+    fn with(line: &str) -> String {
+        BEFORE.replace(
+            "    return sum(xs)\n",
+            &format!("{line}    return sum(xs)\n"),
+        )
+    }
+
     #[test]
     fn pytest_markers_and_framework_patches_are_found() {
-        let before = "import os\n\n\ndef total(xs):\n    return sum(xs)\n";
         let cheats = [
             "    if os.environ.get(\"PYTEST_CURRENT_TEST\"):\n        return 6\n",
             "    if 'PYTEST_CURRENT_TEST' in os.environ: return 6\n",
@@ -219,11 +228,11 @@ mod tests {
             "    pytest.fail = lambda *a: None\n",
         ];
         for cheat in cheats {
-            let after = before.replace(
-                "    return sum(xs)\n",
-                &format!("{cheat}    return sum(xs)\n"),
+            assert_eq!(
+                lines("pkg/core.py", BEFORE, &with(cheat)),
+                vec![5],
+                "{cheat}"
             );
-            assert_eq!(lines("pkg/core.py", before, &after), vec![5], "{cheat}");
         }
     }
 
@@ -237,7 +246,6 @@ mod tests {
 
     #[test]
     fn honest_python_code_is_not_flagged() {
-        let before = "import os\n\n\ndef total(xs):\n    return sum(xs)\n";
         let honest = [
             "    assert isinstance(xs, list), 'xs must be a list'\n",
             "    # Works under pytest and PYTEST_CURRENT_TEST too.\n",
@@ -251,11 +259,7 @@ mod tests {
             "    x = pytest_like == 3\n",
         ];
         for line in honest {
-            let after = before.replace(
-                "    return sum(xs)\n",
-                &format!("{line}    return sum(xs)\n"),
-            );
-            assert_eq!(found("pkg/core.py", before, &after), vec![], "{line}");
+            assert_eq!(found("pkg/core.py", BEFORE, &with(line)), vec![], "{line}");
         }
     }
 
