@@ -15,25 +15,33 @@ const DEPENDENCY_DIRS: &[&str] = &["node_modules", "site-packages", "dist-packag
 
 /// Why `path` (repository-relative, normalized) under `root` is off limits, or `None`.
 pub(crate) fn off_limits(root: &Path, path: &str) -> Option<String> {
+    let dependency = path.split('/').find(|part| DEPENDENCY_DIRS.contains(part));
     let repo = git2::Repository::discover(root).ok();
-    let in_repo = repo
+    let Some((repo, rel)) = repo
         .as_ref()
-        .and_then(|repo| Some((repo, relative_to_workdir(repo, root, path)?)));
-    if let Some((repo, rel)) = &in_repo {
-        let tracked = repo
-            .index()
-            .ok()
-            .is_some_and(|index| index.get_path(rel, 0).is_some());
-        if tracked {
-            return None;
-        }
-        if repo.is_path_ignored(rel).unwrap_or(false) {
-            return Some("is ignored by git".to_owned());
-        }
+        .and_then(|repo| Some((repo, relative_to_workdir(repo, root, path)?)))
+    else {
+        return dependency.map(in_dependency_dir);
+    };
+    let ignored = repo.is_path_ignored(&rel).unwrap_or(false);
+    if !ignored && dependency.is_none() {
+        return None;
     }
-    path.split('/')
-        .find(|part| DEPENDENCY_DIRS.contains(part))
-        .map(|dir| format!("is inside a dependency directory ({dir})"))
+    // The index is read only now: on a large repository it is the costly part, and most
+    // paths a patch names are neither ignored nor in a dependency directory.
+    let tracked = repo
+        .index()
+        .ok()
+        .is_some_and(|index| index.get_path(&rel, 0).is_some());
+    match (tracked, ignored) {
+        (true, _) => None,
+        (false, true) => Some("is ignored by git".to_owned()),
+        (false, false) => dependency.map(in_dependency_dir),
+    }
+}
+
+fn in_dependency_dir(dir: &str) -> String {
+    format!("is inside a dependency directory ({dir})")
 }
 
 /// `path` relative to the repository's work tree (`root` may be a directory inside it).

@@ -21,4 +21,4 @@ mod sections;
 pub use change::harness_change;
 pub use commands::defining_command;
 pub use files::harness_file;
-pub use sections::changed_sections;
+pub use sections::{changed_sections, has_test_sections};

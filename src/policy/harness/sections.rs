@@ -30,6 +30,12 @@ const SETUP_CFG_SECTIONS: &[&str] = &[
     "nosetests",
 ];
 
+/// The manifests with test parts: only a change to one of these needs its contents read.
+pub fn has_test_sections(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "package.json" | "pyproject.toml" | "setup.cfg")
+}
+
 /// The test part of a manifest that a change touches, in words, or `None` when the file is no
 /// such manifest or its test parts are unchanged.
 pub fn changed_sections(path: &str, before: Option<&str>, after: Option<&str>) -> Option<String> {

@@ -17,7 +17,8 @@ pub(crate) struct Added<'a> {
     pub after: &'a str,
     /// 0-based indices of the added lines in `after`, ascending.
     pub lines: Vec<usize>,
-    /// The code of every line of `after`, comments removed.
+    /// The code of every added line of `after` (comments removed), by line index; the other
+    /// entries are empty.
     pub code: Vec<String>,
 }
 

@@ -23,120 +23,140 @@ enum State {
     Code,
     /// Inside a string opened by this quote; `triple` for Python's `"""`/`'''`.
     Str {
-        quote: char,
+        quote: u8,
         triple: bool,
     },
     Block,
 }
 
-/// The code of every line of `text`, in order (one entry per line of `text.lines()`).
-pub(crate) fn code_lines(text: &str, syntax: Syntax) -> Vec<String> {
+/// The code of the `wanted` lines of `text` (0-based, ascending), one entry per line of
+/// `text.lines()` up to the last wanted one; the other entries are empty. Every line up to
+/// there is scanned, since a string or comment opened above a wanted line decides what it
+/// holds.
+///
+/// The scan works on bytes: every delimiter is ASCII, and UTF-8 never uses ASCII bytes inside
+/// a multi-byte character, so a character is always kept or dropped whole.
+pub(crate) fn code_lines(text: &str, syntax: Syntax, wanted: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     let mut state = State::Code;
-    for line in text.lines() {
-        let chars: Vec<char> = line.chars().collect();
-        let mut code = String::with_capacity(line.len());
+    let last = wanted.last().copied();
+    let mut wanted = wanted.iter().peekable();
+    for (index, line) in text.lines().enumerate() {
+        if last.is_none_or(|last| index > last) {
+            break;
+        }
+        while wanted.next_if(|&&w| w < index).is_some() {}
+        let keep = wanted.peek().is_some_and(|&&w| w == index);
+        let bytes = line.as_bytes();
+        let mut code: Vec<u8> = Vec::new();
+        let mut push = |part: &[u8]| {
+            if keep {
+                code.extend_from_slice(part);
+            }
+        };
         let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            let next = chars.get(i + 1).copied();
+        while i < bytes.len() {
+            let c = bytes[i];
+            let next = bytes.get(i + 1).copied();
             match state {
                 State::Block => {
-                    if c == '*' && next == Some('/') {
+                    if c == b'*' && next == Some(b'/') {
                         state = State::Code;
                         i += 1;
                     }
                 }
                 State::Str { quote, triple } => {
-                    if c == '\\' {
+                    let closes = c == quote
+                        && (!triple || (next == Some(quote) && bytes.get(i + 2) == Some(&quote)));
+                    if c == b'\\' {
                         if !triple {
-                            code.push(c);
-                            code.extend(next);
+                            push(&bytes[i..(i + 2).min(bytes.len())]);
                         }
                         i += 1;
-                    } else if c == quote
-                        && (!triple || (next == Some(quote) && chars.get(i + 2) == Some(&quote)))
-                    {
+                    } else if closes {
                         if triple {
+                            push(&bytes[i..i + 3]);
                             i += 2;
-                            code.push_str(&quote.to_string().repeat(3));
                         } else {
-                            code.push(c);
+                            push(&[c]);
                         }
                         state = State::Code;
                     } else if !triple {
-                        code.push(c);
+                        push(&[c]);
                     }
                 }
                 State::Code => {
                     let line_comment = match syntax {
-                        Syntax::Python => c == '#',
-                        _ => c == '/' && next == Some('/'),
+                        Syntax::Python => c == b'#',
+                        _ => c == b'/' && next == Some(b'/'),
                     };
                     if line_comment {
                         break;
                     }
-                    if syntax != Syntax::Python && c == '/' && next == Some('*') {
+                    if syntax != Syntax::Python && c == b'/' && next == Some(b'*') {
                         state = State::Block;
                         i += 2;
                         continue;
                     }
-                    if let Some(skip) = char_literal(syntax, &chars, i) {
-                        code.extend(&chars[i..i + skip]);
+                    if let Some(skip) = char_literal(syntax, bytes, i) {
+                        push(&bytes[i..i + skip]);
                         i += skip;
                         continue;
                     }
                     if opens_string(syntax, c) {
                         let triple = syntax == Syntax::Python
                             && next == Some(c)
-                            && chars.get(i + 2) == Some(&c);
+                            && bytes.get(i + 2) == Some(&c);
                         if triple {
-                            code.push_str(&c.to_string().repeat(3));
+                            push(&bytes[i..i + 3]);
                             i += 2;
                         } else {
-                            code.push(c);
+                            push(&[c]);
                         }
                         state = State::Str { quote: c, triple };
                     } else {
-                        code.push(c);
+                        push(&[c]);
                     }
                 }
             }
             i += 1;
         }
-        // Only triple-quoted strings and JavaScript's template literals span lines.
+        // Only triple-quoted strings and JavaScript's and Go's backquoted strings span lines.
         if let State::Str { quote, triple } = state
             && !triple
-            && !(syntax == Syntax::JavaScript && quote == '`')
-            && !(syntax == Syntax::Go && quote == '`')
+            && quote != b'`'
         {
             state = State::Code;
         }
-        out.push(code);
+        out.push(String::from_utf8_lossy(&code).into_owned());
     }
     out
 }
 
-fn opens_string(syntax: Syntax, c: char) -> bool {
+fn opens_string(syntax: Syntax, c: u8) -> bool {
     match syntax {
-        Syntax::Python => c == '"' || c == '\'',
-        Syntax::JavaScript => c == '"' || c == '\'' || c == '`',
-        Syntax::Rust => c == '"',
-        Syntax::Go => c == '"' || c == '`',
+        Syntax::Python => c == b'"' || c == b'\'',
+        Syntax::JavaScript => c == b'"' || c == b'\'' || c == b'`',
+        Syntax::Rust => c == b'"',
+        Syntax::Go => c == b'"' || c == b'`',
     }
 }
 
-/// The length of a Rust or Go char literal (`'"'`, `'\''`, `'\u{22}'`) starting at `i`, so its
-/// quote is not taken for a string; `None` for anything else (a Rust lifetime stays code).
-fn char_literal(syntax: Syntax, chars: &[char], i: usize) -> Option<usize> {
-    if !matches!(syntax, Syntax::Rust | Syntax::Go) || chars.get(i) != Some(&'\'') {
+/// The length of a Rust or Go char literal (`'"'`, `'\''`, `'\u{22}'`) starting at `i`, so
+/// its quote is not taken for a string; `None` for anything else (a Rust lifetime stays code).
+fn char_literal(syntax: Syntax, bytes: &[u8], i: usize) -> Option<usize> {
+    if !matches!(syntax, Syntax::Rust | Syntax::Go) || bytes.get(i) != Some(&b'\'') {
         return None;
     }
-    if chars.get(i + 1) == Some(&'\\') {
-        let end = chars[i + 2..].iter().take(12).position(|&c| c == '\'')?;
+    if bytes.get(i + 1) == Some(&b'\\') {
+        let end = bytes
+            .get(i + 2..)?
+            .iter()
+            .take(12)
+            .position(|&c| c == b'\'')?;
         return Some(end + 3);
     }
-    (chars.get(i + 2) == Some(&'\'')).then_some(3)
+    (bytes.get(i + 2) == Some(&b'\'')).then_some(3)
 }
 
 #[cfg(test)]
@@ -147,7 +167,7 @@ mod tests {
     fn comments_and_docstrings_are_not_code_and_strings_are() {
         let py = "import os  # not pytest\n\"\"\"Runs under pytest.\nimport pytest\n\"\"\"\nx = os.environ['PYTEST_CURRENT_TEST']  # why\ns = 'a # b'\n";
         assert_eq!(
-            code_lines(py, Syntax::Python),
+            code_lines(py, Syntax::Python, &[0, 1, 2, 3, 4, 5]),
             [
                 "import os  ",
                 "\"\"\"",
@@ -159,12 +179,12 @@ mod tests {
         );
         let js = "/* typeof jest\n still */ const a = 1; // typeof it\nconst u = 'http://x';\n";
         assert_eq!(
-            code_lines(js, Syntax::JavaScript),
+            code_lines(js, Syntax::JavaScript, &[0, 1, 2]),
             ["", " const a = 1; ", "const u = 'http://x';"]
         );
         let rs = "/// uses cfg!(test)\nlet q = '\"'; let s = \"//\"; // cfg!(test)\nfn f<'a>(x: &'a str) {}\n";
         assert_eq!(
-            code_lines(rs, Syntax::Rust),
+            code_lines(rs, Syntax::Rust, &[0, 1, 2]),
             [
                 "",
                 "let q = '\"'; let s = \"//\"; ",

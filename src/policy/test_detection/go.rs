@@ -12,6 +12,13 @@ static MARKER: LazyLock<Pattern> = LazyLock::new(|| {
     )
 });
 
+/// Whether any detection is possible in the changed middle: every marker mentions `testing`, `flag` or `os.Args`.
+pub(crate) fn screen(middle: &str) -> bool {
+    ["testing", "flag", "Args"]
+        .iter()
+        .any(|w| middle.contains(w))
+}
+
 pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
     added
         .code_lines()

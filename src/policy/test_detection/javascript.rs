@@ -87,11 +87,12 @@ static BOUND_NAMED: LazyLock<Pattern> = LazyLock::new(|| {
     ))
 });
 
-/// Names bound to an assertion or test library anywhere in the file, plus the runner globals
-/// and the builtins.
-fn patched_names(code: &[String]) -> BTreeSet<String> {
+/// Names bound to an assertion or test library anywhere in the file (read from the raw
+/// lines: a binding in a comment only makes the check stricter), plus the runner globals and
+/// the builtins.
+fn patched_names<'a>(lines: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = PATCHED_ROOTS.iter().map(|s| (*s).to_owned()).collect();
-    for line in code {
+    for line in lines {
         for c in BOUND_DEFAULT.captures_iter(line) {
             names.extend(
                 (1..=3)
@@ -141,7 +142,7 @@ fn is_patched(names: &BTreeSet<String>, root: &str, members: &str) -> bool {
 
 pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
     let names = std::cell::OnceCell::new();
-    let names = || names.get_or_init(|| patched_names(&added.code));
+    let names = || names.get_or_init(|| patched_names(added.after.lines()));
     let support = is_test_support_path(added.path);
     let mut found = Vec::new();
     for (index, code) in added.code_lines() {

@@ -22,4 +22,4 @@ mod python;
 mod rust;
 
 pub use added::Detection;
-pub use detect::test_detections;
+pub use detect::{is_read, test_detections};

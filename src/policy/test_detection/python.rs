@@ -15,6 +15,9 @@ const FRAMEWORKS: &[&str] = &["pytest", "_pytest", "unittest", "nose", "nose2"];
 /// Names always treated as modules whose members production code must not assign.
 const PATCHED_ROOTS: &[&str] = &["pytest", "_pytest", "unittest", "builtins", "__builtins__"];
 
+/// Words one of the patterns needs, searched once over the added text.
+static SCREEN: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new("PYTEST_|pytest|unittest|nose|builtins|modules|argv"));
 static ENV_MARKER: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"\b(PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|PYTEST_VERSION)\b"));
 static LOADED: LazyLock<Pattern> =
@@ -48,6 +51,10 @@ struct Import {
 fn imports<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<Import> {
     let mut out = Vec::new();
     for line in lines {
+        let start = line.trim_start();
+        if !(start.starts_with("import") || start.starts_with("from")) {
+            continue;
+        }
         if let Some(c) = IMPORT.captures(line) {
             for part in c[1].split(',') {
                 let mut words = part.split_whitespace();
@@ -88,16 +95,51 @@ fn is_mock(module: &str) -> bool {
     module == "unittest.mock" || module.starts_with("unittest.mock.")
 }
 
+/// Whether any detection is possible: the changed middle (which holds every added line)
+/// names a marker, a framework, the builtins or `sys.modules`, or assigns to a member while
+/// the file mentions a framework (an alias such as `from unittest import TestCase as T` may be
+/// the target).
+pub(crate) fn screen(middle: &str, after: &str) -> bool {
+    let imports_one = || {
+        ["pytest", "unittest", "nose", "builtins"]
+            .iter()
+            .any(|w| after.contains(w))
+    };
+    SCREEN.is_match(middle) || (middle.lines().any(may_patch_an_alias) && imports_one())
+}
+
+/// Whether a line may assign to a member of an imported name (`T.x = ...`, `setattr(T, ...)`):
+/// it assigns, and accesses a member of something other than `self` or `cls`. A cheap guard
+/// for the patterns: most lines of a new file are plain assignments.
+fn may_patch_an_alias(line: &str) -> bool {
+    if line.contains("setattr") || line.contains("delattr") {
+        return true;
+    }
+    if !line.contains('=') {
+        return false;
+    }
+    line.match_indices(['.', '[']).any(|(at, _)| {
+        let head = &line[..at];
+        let start = head
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        !matches!(&head[start..], "self" | "cls" | "")
+    })
+}
+
 pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
-    // Names bound to a test framework or the builtins module anywhere in the file; read only
-    // when an added line assigns to something.
+    // Names bound to a test framework or the builtins module anywhere in the file (from the
+    // raw lines: an import in a comment only makes the check stricter); read only when an
+    // added line assigns to something.
     let patched = std::cell::OnceCell::new();
     let patched = || {
         patched.get_or_init(|| {
             let mut names: BTreeSet<String> =
                 PATCHED_ROOTS.iter().map(|s| (*s).to_owned()).collect();
             names.extend(
-                imports(added.code.iter().map(String::as_str))
+                imports(added.after.lines())
                     .into_iter()
                     .filter(|i| {
                         (FRAMEWORKS.contains(&root(&i.module)) || root(&i.module) == "builtins")
@@ -115,7 +157,12 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
     let support = is_test_support_path(added.path);
     let mut found = Vec::new();
     for (index, code) in added.code_lines() {
-        if let Some(c) = SYS_MODULES_SET.captures(code) {
+        // Each pattern runs only on a line with the text it needs: new files add every line.
+        let has = |word: &str| code.contains(word);
+        if let Some(c) = has("modules")
+            .then(|| SYS_MODULES_SET.captures(code))
+            .flatten()
+        {
             let what = c
                 .get(0)
                 .map_or("", |m| m.as_str().trim_end_matches(['=', '(']));
@@ -127,17 +174,25 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
                     what.trim()
                 ),
             ));
-        } else if let Some(c) = ASSIGNMENT
-            .captures_iter(code)
-            .find(|c| patched().contains(&c[1]))
+        } else if let Some(c) = may_patch_an_alias(code)
+            .then(|| {
+                ASSIGNMENT
+                    .captures_iter(code)
+                    .find(|c| is_patched(&c[1], &patched))
+            })
+            .flatten()
         {
             found.push(at(index, assigns(&format!("{}{}", &c[1], &c[2]))));
-        } else if let Some(c) = SET_ATTRIBUTE
-            .captures_iter(code)
-            .find(|c| patched().contains(&c[2]))
+        } else if let Some(c) = has("attr")
+            .then(|| {
+                SET_ATTRIBUTE
+                    .captures_iter(code)
+                    .find(|c| is_patched(&c[2], &patched))
+            })
+            .flatten()
         {
             found.push(at(index, assigns(&format!("{}{}", &c[2], &c[3]))));
-        } else if let Some(m) = ENV_MARKER.find(code) {
+        } else if let Some(m) = has("PYTEST_").then(|| ENV_MARKER.find(code)).flatten() {
             found.push(at(
                 index,
                 format!(
@@ -145,7 +200,8 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
                     m.as_str()
                 ),
             ));
-        } else if SYS_LOOKUP.is_match(code)
+        } else if has("sys")
+            && SYS_LOOKUP.is_match(code)
             && let Some(m) = LOADED.find(code)
         {
             found.push(at(
@@ -155,7 +211,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
                     m.as_str()
                 ),
             ));
-        } else if !support {
+        } else if !support && has("import ") {
             let framework = imports(std::iter::once(code)).into_iter().find(|i| {
                 FRAMEWORKS.contains(&root(&i.module))
                     && !is_mock(&i.module)
@@ -173,6 +229,12 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
         }
     }
     found
+}
+
+/// Whether `root` names a test framework or the builtins: one of the usual names, or (read
+/// only for a name that could be one) an alias the file imports.
+fn is_patched<'a>(root: &str, aliases: &impl Fn() -> &'a BTreeSet<String>) -> bool {
+    PATCHED_ROOTS.contains(&root) || (!matches!(root, "self" | "cls") && aliases().contains(root))
 }
 
 fn assigns(target: &str) -> String {
@@ -257,6 +319,7 @@ mod tests {
             "    if sys.modules.get('numpy') is not None: pass\n",
             "    settings.testing = True\n",
             "    x = pytest_like == 3\n",
+            "    « x ».y = 1; ü.z = 'é'.join(xs)\n",
         ];
         for line in honest {
             assert_eq!(found("pkg/core.py", BEFORE, &with(line)), vec![], "{line}");

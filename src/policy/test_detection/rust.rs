@@ -207,6 +207,11 @@ fn annotated(node: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
+/// Whether any detection is possible in the changed middle: every marker mentions `test` or `TEST`.
+pub(crate) fn screen(middle: &str) -> bool {
+    middle.contains("test") || middle.contains("TEST")
+}
+
 pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
     let candidates: Vec<(usize, &str)> = added
         .code_lines()
