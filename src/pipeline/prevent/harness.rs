@@ -7,6 +7,8 @@ use crate::evidence::CommandRecord;
 use crate::patch::PatchPolicy;
 use crate::policy::Issue;
 
+use super::super::prove::pass_text;
+
 /// The commands a run executes: the reproduction, then the suites, then any configured suite
 /// not among them, without repeats.
 pub(crate) fn commands_in_play(
@@ -49,32 +51,13 @@ fn passed(record: &CommandRecord) -> bool {
             .is_none_or(|t| t.failed == 0 && t.errors == 0)
 }
 
-/// `exit 101, 1 failed, 0 passed`: what a run showed, for a detail or a message.
-fn result_text(record: &CommandRecord) -> String {
-    let exit = match &record.outcome {
-        None => "not run".to_owned(),
-        Some(o) if o.timed_out => "timed out".to_owned(),
-        Some(o) => o
-            .exit_code
-            .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
-    };
-    match &record.tests {
-        Some(t) => format!(
-            "{exit}, {} failed, {} passed",
-            t.failed + t.errors,
-            t.passed
-        ),
-        None => exit,
-    }
-}
-
 /// The rule on the reproduction's run with only the test side applied (`test_files`): it must
 /// still fail. `Ok` holds the detail of the passed check, `Err` the issue to refuse with.
 pub(crate) fn tests_pass_without_fix(
     record: &CommandRecord,
     test_files: &[String],
 ) -> Result<String, Issue> {
-    let result = result_text(record);
+    let result = pass_text(record);
     if !passed(record) {
         return Ok(format!(
             "the reproduction `{}` still fails with only the test side of the change applied \

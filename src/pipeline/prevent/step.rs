@@ -56,28 +56,35 @@ pub(crate) fn run(
         ));
         ctx.restore()?;
         patch::write_changes(&ctx.root, &split.tests_only)?;
-        let batch = std::iter::once((ctx.command.clone(), Purpose::TestsOnlyReproduction)).chain(
-            ctx.suites
-                .clone()
-                .into_iter()
-                .map(|s| (s, Purpose::TestsOnlySuite)),
-        );
-        for (command, purpose) in batch {
-            let Some(id) = ctx.run_command(&command, Phase::Prevent, purpose, Some(number))? else {
-                ctx.restore()?;
-                round.verdict = RoundVerdict::Stopped;
-                return Ok(None);
-            };
-            runs.push(id);
-            if purpose == Purpose::TestsOnlyReproduction
-                && let Some(issue) = without_fix(ctx, id, &split, &runs, round)
-            {
-                ctx.restore()?;
-                round.issues = vec![issue];
-                round.verdict = RoundVerdict::ProofFailed;
-                return Ok(None);
-            }
+        // The reproduction runs alone first: when it passes with only the test side, the
+        // change is refused before the suites cost anything.
+        let reproduction = [(ctx.command.clone(), Purpose::TestsOnlyReproduction)];
+        let Some(ids) = ctx.run_batch(reproduction, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        runs = ids;
+        if let Some(issue) = runs
+            .first()
+            .and_then(|&id| without_fix(ctx, id, &split, &runs, round))
+        {
+            ctx.restore()?;
+            round.issues = vec![issue];
+            round.verdict = RoundVerdict::ProofFailed;
+            return Ok(None);
         }
+        let suites = ctx
+            .suites
+            .clone()
+            .into_iter()
+            .map(|s| (s, Purpose::TestsOnlySuite));
+        let Some(ids) = ctx.run_batch(suites, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        runs.extend(ids);
         ctx.restore()?;
         patch::write_changes(&ctx.root, changes)?;
     }
@@ -148,12 +155,17 @@ pub(crate) fn guard(
         .map(|r| r.failing_tests.clone())
         .unwrap_or_default();
     let split = &tests_only.split;
+    let original = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first())
+        .and_then(|id| evidence.command(*id));
     let decision = decide(
         split,
         &without_fix,
         &fixed,
         &failing_before,
-        evidence.command(proof.reproduction),
+        (original, evidence.command(proof.reproduction)),
         ctx.config.test.required,
     );
     round.checks.push(check(
