@@ -224,6 +224,15 @@ pub struct PathsFile {
     pub allow: Option<StringList>,
     /// Whether a patch may delete files. Default `false`.
     pub allow_delete: Option<bool>,
+    /// Globs of test-harness files a patch may change all the same. Default empty: a change to
+    /// `conftest.py`, `pytest.ini`, `tox.ini`, `setup.cfg` test sections, `pyproject.toml` test
+    /// tables, `sitecustomize.py`/`usercustomize.py`/`*.pth`, jest, vitest, mocha, ava or karma
+    /// configs, the `scripts`, `jest`, `mocha`, `ava` and `tap` fields of `package.json`,
+    /// `.cargo/config.toml`, `build.rs`, or a file that defines a command efix runs (`Makefile`
+    /// for `make test`) is refused as `check.test-harness`, because it can make failing tests
+    /// pass without a fix. List a file here (e.g. `tests/conftest.py`) when a fix legitimately
+    /// needs to change it; the change then counts as part of the test side of the fix.
+    pub allow_harness: Option<StringList>,
 }
 
 /// `budget:` section.

@@ -92,6 +92,8 @@ pub const DEFAULT_REDACT: &[&str] = &["GITHUB_TOKEN", "OPENAI_API_KEY"];
 /// Globs no patch may touch by default: CI definitions and efix's own config, so a patch
 /// cannot widen what efix is allowed to do.
 pub const DEFAULT_PROTECTED: &[&str] = &[".github/workflows/**", ".efix.yml"];
+/// Globs of test-harness files a patch may change by default: none.
+pub const DEFAULT_ALLOW_HARNESS: &[&str] = &[];
 /// Patches may not delete files by default.
 pub const DEFAULT_ALLOW_DELETE: bool = false;
 /// Default maximum number of fix rounds.
@@ -631,6 +633,7 @@ impl Config {
 
         let protected = layers.file(list(paths.protected), owned(DEFAULT_PROTECTED));
         let allow_paths = layers.file(list(paths.allow), Vec::new());
+        let allow_harness = layers.file(list(paths.allow_harness), owned(DEFAULT_ALLOW_HARNESS));
         let max_files = layers.file(diff.max_files.map(|c| c.0), DEFAULT_MAX_FILES);
         let max_loc = layers.file(diff.max_loc.map(|c| c.0), DEFAULT_MAX_LOC);
         let patch = PatchPolicy {
@@ -640,6 +643,9 @@ impl Config {
             max_files: check_count("diff.max-files", &max_files, 1, MAX_FILES_LIMIT, "files")?
                 as usize,
             max_loc: check_count("diff.max-loc", &max_loc, 1, MAX_LOC_LIMIT, "lines")? as usize,
+            allow_harness: check_globs("paths.allow-harness", &allow_harness)?,
+            // The configured suites are commands efix runs; a run adds its reproduction.
+            commands: test.required_suites.clone(),
         };
 
         let max_rounds = layers.pick(

@@ -129,9 +129,10 @@ pub fn check_summary(config: &Config) -> String {
         (
             "paths",
             format!(
-                "protected {}; allowed {}; deletion {}",
+                "protected {}; allowed {}; test-harness changes allowed in {}; deletion {}",
                 names(&patch.protected, "nothing"),
                 names(&patch.allow, "anywhere else"),
+                names(&patch.allow_harness, "no file"),
                 if patch.allow_delete {
                     "allowed"
                 } else {

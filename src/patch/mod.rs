@@ -13,7 +13,10 @@
 //!   (a line that is not part of any hunk, such as context without its leading space),
 //!   `parse.binary`;
 //! - paths: `path.empty`, `path.absolute`, `path.parent`, `path.git-dir`,
-//!   `path.symlink-escape`, `path.protected`, `path.not-allowed`;
+//!   `path.symlink-escape`, `path.protected`, `path.not-allowed`, `paths.ignored` (a path git
+//!   ignores, or an untracked one inside a dependency directory such as `node_modules/`:
+//!   dependencies, virtualenvs and build output are not the project's code, and the snapshot
+//!   does not cover them);
 //! - apply: `apply.no-match`, `apply.ambiguous` (two places at the best level),
 //!   `apply.overlap` (out of order or overlapping), `apply.already-applied` (reported, never
 //!   reversed; alone it makes the outcome `no_change`), `apply.duplicate-block` (an added
@@ -22,7 +25,13 @@
 //! - edits: `edit.not-found` (with the closest line), `edit.ambiguous` (with every line),
 //!   `edit.already-applied`, `edit.file-exists`;
 //! - checks: `check.max-files`, `check.max-loc`, `check.deleted-test`, `check.skipped-test`,
-//!   `check.syntax`, `check.no-effect` (with outcome `no_change`), `delete.not-allowed`.
+//!   `check.syntax`, `check.no-effect` (with outcome `no_change`), `delete.not-allowed`;
+//! - test integrity: `check.test-harness` (a change to a file that decides how tests run:
+//!   runner configs, `conftest.py`, start-up hooks, build hooks, the test sections of
+//!   `package.json`, `pyproject.toml` and `setup.cfg`, the files that define the commands efix
+//!   runs; unless `paths.allow-harness` lists it), `check.test-detection` (an added production
+//!   line that reads a test-environment marker, imports a test framework, or assigns to a
+//!   member of an assertion or test library or of the builtins).
 //!
 //! The ladder of tolerances is [`Level`]; a hunk's level is the first at which it matches,
 //! and more than one match at that level is a rejection.
@@ -32,6 +41,8 @@ mod checks;
 mod contract;
 mod diff;
 mod edits;
+mod ignored;
+mod integrity;
 mod model;
 mod parse;
 mod paths;

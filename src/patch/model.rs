@@ -19,7 +19,7 @@ pub enum PatchError {
         source: std::io::Error,
     },
     /// A protected or allow glob in the policy does not compile; the caller should fix the
-    /// configuration (`paths.protected`, `paths.allow`).
+    /// configuration (`paths.protected`, `paths.allow`, `paths.allow-harness`).
     #[error("invalid path glob {glob:?}")]
     Glob {
         glob: String,
@@ -41,6 +41,12 @@ pub struct PatchPolicy {
     pub max_files: usize,
     /// Maximum number of changed lines (added plus removed).
     pub max_loc: usize,
+    /// Globs of test-harness files a patch may change all the same (`paths.allow-harness`);
+    /// every other harness change is `check.test-harness`.
+    pub allow_harness: Vec<String>,
+    /// The commands efix runs (the reproduction and the suites): the files that define them
+    /// (`Makefile` for `make test`) are harness files too.
+    pub commands: Vec<String>,
 }
 
 /// Default maximum number of files one patch may change.
@@ -63,6 +69,8 @@ impl Default for PatchPolicy {
             allow_delete: false,
             max_files: DEFAULT_MAX_FILES,
             max_loc: DEFAULT_MAX_LOC,
+            allow_harness: Vec::new(),
+            commands: Vec::new(),
         }
     }
 }

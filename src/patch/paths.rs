@@ -19,6 +19,11 @@ pub trait FileSource {
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, PatchError>;
     /// Whether `path` resolves, through a symlink, to somewhere outside the repository.
     fn escapes(&self, path: &str) -> bool;
+    /// Why `path` is not the project's to change (git ignores it, or it sits in a dependency
+    /// directory), or `None`; see `patch::ignored`.
+    fn off_limits(&self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// A repository on disk.
@@ -67,6 +72,10 @@ impl FileSource for RepoDir {
                 return false;
             }
         }
+    }
+
+    fn off_limits(&self, path: &str) -> Option<String> {
+        crate::patch::ignored::off_limits(&self.root, path)
     }
 }
 
@@ -196,6 +205,15 @@ impl PathRules {
             return issue(
                 "path.symlink-escape",
                 "goes through a symlink that leads outside the repository; change the real file",
+            );
+        }
+        if let Some(why) = source.off_limits(&path) {
+            return issue(
+                "paths.ignored",
+                &format!(
+                    "{why}: dependencies, virtualenvs and build output are not the project's \
+                     code and efix cannot restore them; change tracked project files only"
+                ),
             );
         }
         Ok(path)

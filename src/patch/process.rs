@@ -13,6 +13,7 @@ use crate::patch::checks::{Touched, patch_checks, post_apply_checks};
 use crate::patch::contract::{Answer, Edit, classify};
 use crate::patch::diff::{FileDiff, Texts, unified_of};
 use crate::patch::edits::apply_edit;
+use crate::patch::integrity::integrity_checks;
 use crate::patch::model::{
     FileAction, FileChange, FileReport, HunkReport, Mode, PatchError, PatchOutcome, PatchPolicy,
     PatchReport,
@@ -414,7 +415,9 @@ fn finish(
         return Ok(PatchReport::rejected(already));
     }
     let checks = if post_checks {
-        post_apply_checks()
+        let mut checks = post_apply_checks();
+        checks.extend(integrity_checks());
+        checks
     } else {
         Vec::new()
     };

@@ -213,9 +213,11 @@ fn apply(
             return Ok(None);
         }
         // An answer unusable before parsing (both fields filled, cut off) is a contract
-        // rejection like any other.
+        // rejection like any other. The files that define this run's commands are test
+        // harness too.
+        let policy = prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
         let report = match text {
-            Ok(text) => patch::process(&ctx.root, &text, &ctx.config.patch, Mode::Write)?,
+            Ok(text) => patch::process(&ctx.root, &text, &policy, Mode::Write)?,
             Err(issue) => PatchReport::rejected(vec![issue]),
         };
         round

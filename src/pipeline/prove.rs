@@ -167,7 +167,7 @@ fn judge(
 }
 
 /// `exit 0, 3 passed, 0 failed`: a command's result for a check's detail.
-fn pass_text(record: &CommandRecord) -> String {
+pub(crate) fn pass_text(record: &CommandRecord) -> String {
     let exit = record
         .outcome
         .as_ref()

@@ -107,7 +107,15 @@ pub fn verify(
         }
         None => Vec::new(),
     };
-    let split = prevent::split(&changes);
+    let request = &evidence.request;
+    let suites: Vec<String> = request
+        .suites
+        .iter()
+        .chain(&request.derived_suite)
+        .cloned()
+        .collect();
+    let commands = prevent::commands_in_play(&request.command, &suites, &config.patch.commands);
+    let split = prevent::split(&changes, &commands);
     let mut claims = Vec::new();
     let groups: [StateGroup<'_>; 3] = [
         (

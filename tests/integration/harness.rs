@@ -120,6 +120,100 @@ fn build_venv(venv: &Path, requirement: &str) {
     std::fs::write(venv.join(VENV_READY), requirement).unwrap();
 }
 
+/// The mocha the JavaScript end-to-end tests use, pinned to one version.
+pub const MOCHA: &str = "mocha@10.8.2";
+
+/// A directory whose `node_modules/` holds the npm package `spec` (pinned, e.g. [`MOCHA`]),
+/// under the target directory.
+///
+/// Made once per target directory and spec, like [`python_tools`]: tests in this process
+/// share it, and test processes running side by side take a file lock while one of them
+/// checks or installs it. The machine needs node and npm with access to the npm registry;
+/// anything missing fails the test with a message that says what to install.
+pub fn npm_tools(spec: &str) -> PathBuf {
+    static DIRS: std::sync::Mutex<BTreeMap<String, PathBuf>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut dirs = DIRS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(dir) = dirs.get(spec) {
+        return dir.clone();
+    }
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let name: String = spec
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let dir = base.join(format!("npm-{name}"));
+    std::fs::create_dir_all(base).unwrap();
+    let lock = std::fs::File::create(base.join(format!("npm-{name}.lock"))).unwrap();
+    let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, err)| err)
+        .unwrap();
+    if !dir.join(NPM_READY).is_file() {
+        npm_install(&dir, spec);
+    }
+    dirs.insert(spec.to_owned(), dir.clone());
+    dir
+}
+
+/// Marker written after the install finished, so a half-done install is redone.
+const NPM_READY: &str = "efix-tests-ready";
+
+fn npm_install(dir: &Path, spec: &str) {
+    let npm = which("npm").unwrap_or_else(|| {
+        panic!(
+            "the JavaScript end-to-end tests need node and npm on PATH: install Node.js with \
+             npm (Debian: apt-get install nodejs npm), then run cargo test again"
+        )
+    });
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("package.json"), "{\"private\": true}\n").unwrap();
+    let installed = Command::new(npm)
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--no-package-lock",
+            "--prefix",
+        ])
+        .arg(dir)
+        .arg(spec)
+        .output()
+        .unwrap();
+    assert!(
+        installed.status.success(),
+        "`npm install {spec}` into {} failed (npm needs access to the npm registry):\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    std::fs::write(dir.join(NPM_READY), spec).unwrap();
+}
+
+/// Copy the directory `from` to `to`, keeping symlinks as symlinks (`node_modules/.bin`).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source).unwrap(), &target).unwrap();
+        } else if kind.is_dir() {
+            copy_dir(&source, &target);
+        } else {
+            std::fs::copy(&source, &target).unwrap();
+        }
+    }
+}
+
 fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

@@ -2,7 +2,12 @@
 //! `input/` (the repository before), `output.txt` (the model's raw answer) and either
 //! `expected/` (the repository after) or `issues.json` (the expected `[{"rule","path"}]`).
 //! Optional: `levels.txt` (one ladder level per hunk, in report order), `policy.json`
-//! (`allow`, `protected`, `allow_delete`, `max_files`, `max_loc`), `outcome.txt`.
+//! (`allow`, `protected`, `allow_delete`, `max_files`, `max_loc`, `allow_harness`,
+//! `commands`), `outcome.txt`.
+//!
+//! Each scenario runs in a fresh git repository (initialised, nothing committed), so the
+//! input's `.gitignore` applies as it would in a real checkout; `.git` itself is not part of
+//! the compared trees.
 //!
 //! One test walks them all; a second mutates every answer with a seeded PRNG and asserts the
 //! engine never panics.
@@ -40,6 +45,9 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         };
         for e in entries {
             let p = e.expect("entry").path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
             let meta = std::fs::symlink_metadata(&p).expect("metadata");
             if meta.is_dir() {
                 walk(root, &p, out);
@@ -94,6 +102,12 @@ fn policy_of(dir: &Path) -> PatchPolicy {
     if let Some(n) = v.get("max_loc").and_then(Value::as_u64) {
         policy.max_loc = n as usize;
     }
+    if let Some(a) = v.get("allow_harness") {
+        policy.allow_harness = strings(a);
+    }
+    if let Some(c) = v.get("commands") {
+        policy.commands = strings(c);
+    }
     policy
 }
 
@@ -103,6 +117,7 @@ fn check_scenario(dir: &Path) -> Result<(), String> {
         std::fs::read_to_string(dir.join("output.txt")).map_err(|e| format!("output.txt: {e}"))?;
     let policy = policy_of(dir);
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    git2::Repository::init(tmp.path()).map_err(|e| e.to_string())?;
     copy_tree(&input, tmp.path());
     let report = process(tmp.path(), &raw, &policy, Mode::Write).map_err(|e| e.to_string())?;
     let after = tree(tmp.path());

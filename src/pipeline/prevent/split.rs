@@ -1,6 +1,9 @@
 //! The test part of a change: which files and regions are test code, which tests the change
 //! adds or modifies, and the "tests only" version of the change that Prevent runs without the
-//! fix. Pure functions of file contents.
+//! fix. Changes to the test harness (a `conftest.py`, a `pytest.ini`, the `Makefile` of the
+//! reproduction; those `paths.allow-harness` let through) belong to the test part whole: they
+//! decide how tests run, and the run without the fix must show what they do alone. Pure
+//! functions of file contents and command strings.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -9,6 +12,7 @@ use regex::Regex;
 use similar::{DiffOp, TextDiff};
 
 use crate::patch::FileChange;
+use crate::policy::harness::harness_change;
 use crate::policy::test_integrity::{is_test_path, test_line_ranges};
 
 /// A change split into its test part and the rest.
@@ -24,14 +28,24 @@ pub(crate) struct Split {
     pub touches_source: bool,
 }
 
-/// Split a change into its test part.
-pub(crate) fn split(changes: &[FileChange]) -> Split {
+/// Split a change into its test part; `commands` are the commands the run executes, whose
+/// defining files are harness.
+pub(crate) fn split(changes: &[FileChange], commands: &[String]) -> Split {
     let mut out = Split::default();
     let mut names = BTreeSet::new();
     for change in changes {
         let before = text(change.before.as_deref());
         let after = text(change.after.as_deref());
-        if is_test_path(&change.path) {
+        let harness = || {
+            harness_change(
+                &change.path,
+                change.before.as_ref().map(|_| before.as_str()),
+                change.after.as_ref().map(|_| after.as_str()),
+                commands,
+            )
+            .is_some()
+        };
+        if is_test_path(&change.path) || harness() {
             out.test_files.push(change.path.clone());
             out.tests_only.push(change.clone());
             names.extend(changed_test_names(&change.path, &before, &after, None));
@@ -271,7 +285,7 @@ mod tests {
     fn rust_inline_test_hunks_are_split_from_the_fix() {
         let before = "pub fn f() -> u8 {\n    1\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn one() {\n        assert_eq!(f(), 1);\n    }\n}\n";
         let after = "pub fn f() -> u8 {\n    2\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn one() {\n        assert_eq!(f(), 1);\n    }\n\n    #[test]\n    fn two() {\n        assert_eq!(f(), 2);\n    }\n}\n";
-        let split = split(&[change("src/lib.rs", before, after)]);
+        let split = split(&[change("src/lib.rs", before, after)], &[]);
         assert!(split.touches_source);
         assert_eq!(split.changed_tests, vec!["two".to_owned()]);
         assert_eq!(split.test_files, vec!["src/lib.rs".to_owned()]);
@@ -288,17 +302,61 @@ mod tests {
 
     #[test]
     fn python_test_files_are_tests_whole() {
-        let split = split(&[
-            change("pkg/mod.py", "x = 1\n", "x = 2\n"),
-            change(
-                "tests/test_mod.py",
-                "def test_a():\n    assert True\n",
-                "def test_a():\n    assert True\n\n\ndef test_b():\n    assert x == 2\n",
-            ),
-        ]);
+        let split = split(
+            &[
+                change("pkg/mod.py", "x = 1\n", "x = 2\n"),
+                change(
+                    "tests/test_mod.py",
+                    "def test_a():\n    assert True\n",
+                    "def test_a():\n    assert True\n\n\ndef test_b():\n    assert x == 2\n",
+                ),
+            ],
+            &[],
+        );
         assert_eq!(split.changed_tests, vec!["test_b".to_owned()]);
         assert_eq!(split.tests_only.len(), 1);
         assert!(split.touches_source);
+    }
+
+    #[test]
+    fn harness_changes_belong_to_the_test_side_whole() {
+        let changes = [
+            change("pkg/mod.py", "x = 1\n", "# why\nx = 1\n"),
+            change(
+                "pytest.ini",
+                "[pytest]\n",
+                "[pytest]\naddopts = -k 'not slow'\n",
+            ),
+            change(
+                "Makefile",
+                "test:\n\tpytest\n",
+                "test:\n\tpytest tests/ok.py\n",
+            ),
+        ];
+        let with_make = split(&changes, &["make test".to_owned()]);
+        let without = split(&changes, &["pytest".to_owned()]);
+        let files = |s: &Split| {
+            s.tests_only
+                .iter()
+                .map(|c| c.path.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            (
+                files(&with_make),
+                with_make.touches_source,
+                files(&without),
+                without.touches_source
+            ),
+            (
+                vec!["pytest.ini".to_owned(), "Makefile".to_owned()],
+                true,
+                vec!["pytest.ini".to_owned()],
+                true
+            )
+        );
+        let only_harness = split(&changes[1..2], &[]);
+        assert!(!only_harness.touches_source);
     }
 
     #[test]

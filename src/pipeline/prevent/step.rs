@@ -1,6 +1,7 @@
 //! Prevent's step in a fix round: refuse a change with no source side, run the reproduction
-//! and the suites with only the test part of the change applied, and — once Prove has run
-//! with the whole change — decide and record the guard.
+//! and the suites with only the test part of the change applied (refusing the change when
+//! that alone makes the reproduction pass), and — once Prove has run with the whole change —
+//! decide and record the guard.
 
 use crate::evidence::{CommandRecord, Guard, Phase, Prevent, Purpose, Round, RoundVerdict};
 use crate::patch::{self, FileChange};
@@ -10,8 +11,10 @@ use super::super::PipelineError;
 use super::super::checks::check;
 use super::super::ctx::Ctx;
 use super::super::prove::Proof;
-use super::guard::decide;
+use super::guard::{decide, reported_with};
+use super::harness::{commands_in_play, tests_pass_without_fix};
 use super::split::{Split, split};
+use crate::testreport::TestStatus;
 
 /// What Prevent ran before Prove: the split of the change and the ids of the runs made with
 /// only its test part applied.
@@ -30,7 +33,8 @@ pub(crate) fn run(
     changes: &[FileChange],
     round: &mut Round,
 ) -> Result<Option<TestsOnly>, PipelineError> {
-    let split = split(changes);
+    let commands = commands_in_play(&ctx.command, &ctx.suites, &ctx.config.patch.commands);
+    let split = split(changes, &commands);
     if !split.touches_source {
         ctx.restore()?;
         let issue = Issue::new(
@@ -52,22 +56,81 @@ pub(crate) fn run(
         ));
         ctx.restore()?;
         patch::write_changes(&ctx.root, &split.tests_only)?;
-        let batch = std::iter::once((ctx.command.clone(), Purpose::TestsOnlyReproduction)).chain(
-            ctx.suites
-                .clone()
-                .into_iter()
-                .map(|s| (s, Purpose::TestsOnlySuite)),
-        );
-        let Some(ids) = ctx.run_batch(batch, Phase::Prevent, Some(number))? else {
+        // The reproduction runs alone first: when it passes with only the test side, the
+        // change is refused before the suites cost anything.
+        let reproduction = [(ctx.command.clone(), Purpose::TestsOnlyReproduction)];
+        let Some(ids) = ctx.run_batch(reproduction, Phase::Prevent, Some(number))? else {
             ctx.restore()?;
             round.verdict = RoundVerdict::Stopped;
             return Ok(None);
         };
         runs = ids;
+        if let Some(issue) = runs
+            .first()
+            .and_then(|&id| without_fix(ctx, id, &split, &runs, round))
+        {
+            ctx.restore()?;
+            round.issues = vec![issue];
+            round.verdict = RoundVerdict::ProofFailed;
+            return Ok(None);
+        }
+        let suites = ctx
+            .suites
+            .clone()
+            .into_iter()
+            .map(|s| (s, Purpose::TestsOnlySuite));
+        let Some(ids) = ctx.run_batch(suites, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        runs.extend(ids);
         ctx.restore()?;
         patch::write_changes(&ctx.root, changes)?;
     }
     Ok(Some(TestsOnly { split, runs }))
+}
+
+/// Apply `prevent.tests-pass-without-fix` to the reproduction's run with only the test side
+/// applied: record the check, and when the run passed, the round's Prevent record and the
+/// issue to refuse the change with.
+fn without_fix(
+    ctx: &Ctx<'_>,
+    id: usize,
+    split: &Split,
+    runs: &[usize],
+    round: &mut Round,
+) -> Option<Issue> {
+    let record = ctx.evidence.command(id)?;
+    match tests_pass_without_fix(record, &split.test_files) {
+        Ok(detail) => {
+            round
+                .checks
+                .push(check("prevent.tests-pass-without-fix", true, &detail));
+            None
+        }
+        Err(issue) => {
+            round.checks.push(check(
+                "prevent.tests-pass-without-fix",
+                false,
+                &issue.message,
+            ));
+            round.prevent = Some(Prevent {
+                test_files: split.test_files.clone(),
+                changed_tests: split.changed_tests.clone(),
+                tests_only_runs: runs.to_vec(),
+                failed_without_fix: reported_with(
+                    &split.changed_tests,
+                    &[record],
+                    TestStatus::Failed,
+                ),
+                passed_with_fix: Vec::new(),
+                guard: None,
+                detail: issue.message.clone(),
+            });
+            Some(issue)
+        }
+    }
 }
 
 /// Decide which guard held from the tests-only runs and Prove's runs, record it in the round,

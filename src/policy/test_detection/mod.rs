@@ -1,0 +1,25 @@
+//! Test detection: production code that asks whether it runs under test (`cfg!(test)`,
+//! `PYTEST_CURRENT_TEST`, `process.env.JEST_WORKER_ID`, `testing.Testing()`), that reaches
+//! into the test framework (`require('assert').throws = ...`, `unittest.TestCase.x = ...`,
+//! `builtins.x = ...`), or that imports a test framework. A fix of that kind behaves one way
+//! under the tests and another for users, so whatever the tests say proves nothing.
+//!
+//! Only added lines count, only outside test code (test files, Rust `#[cfg(test)]` modules and
+//! `#[test]` functions), and only code (comments and docstrings are not read). Reading is not
+//! patching: `assert` for invariants, `NODE_ENV === 'production'` and `if __name__ ==
+//! "__main__"` stay allowed.
+//!
+//! Pure functions of a path and its contents; recognition is by patterns per language (plus a
+//! Rust parse to see where a `#[cfg(test)]` attribute sits), not a type checker.
+
+mod added;
+mod code;
+mod detect;
+mod go;
+mod javascript;
+mod pattern;
+mod python;
+mod rust;
+
+pub use added::Detection;
+pub use detect::{is_read, test_detections};
