@@ -4,8 +4,15 @@
 //!    can repeat): total time minus the time of the commands efix ran. Goal: ≤ 200 ms.
 //! 2. `efix exec -- true` against spawning `true` directly (the whole binary: start-up,
 //!    config resolution, runner). Goal: ≤ 5 ms more, median.
+//! 3. Scale: the same run on the demo crate with 0, 20,000 and 100,000 more committed files
+//!    (generated here, nested directories, 0.5–15 KB each, index fresh, files older than the
+//!    snapshot's stat margin as in any real checkout). Each run is a fresh process, so its peak
+//!    RSS (`VmHWM` of that process, commands excluded) is its own. Goal: at 20,000 files the
+//!    overhead stays within 2× the tiny case plus 100 ms.
 //!
-//! Run with `cargo bench --bench pipeline`.
+//! Run with `cargo bench --bench pipeline` (all), or name parts: `-- demo`, `-- exec`,
+//! `-- scale`. `EFIX_BENCH_SCALE_FILES=0,20000` sets the scale sizes (default `0,20000,100000`),
+//! `EFIX_BENCH_SCALE_RUNS=N` the timed runs per size (default 5).
 
 #![expect(
     clippy::unwrap_used,
@@ -15,6 +22,9 @@
     clippy::print_stdout,
     reason = "a benchmark reports its figures on stdout"
 )]
+
+#[path = "pipeline/scale.rs"]
+mod scale;
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
@@ -29,11 +39,29 @@ const PIPELINE_RUNS: usize = 7;
 const EXEC_RUNS: usize = 200;
 
 fn main() {
-    pipeline_overhead();
-    exec_overhead();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(scale::CHILD_FLAG) {
+        scale::child(&args[1..]);
+        return;
+    }
+    let parts: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| ["demo", "exec", "scale"].contains(a))
+        .collect();
+    let wanted = |part: &str| parts.is_empty() || parts.contains(&part);
+    if wanted("demo") {
+        pipeline_overhead();
+    }
+    if wanted("exec") {
+        exec_overhead();
+    }
+    if wanted("scale") {
+        scale::overhead();
+    }
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }

@@ -53,6 +53,7 @@ impl Ctx<'_> {
 
     /// Put the working tree back exactly as it was at the start.
     pub(crate) fn restore(&self) -> Result<(), PipelineError> {
+        let _span = tracing::debug_span!("restore").entered();
         let report = self.snapshot.restore()?;
         if !report.is_noop() {
             tracing::debug!(?report, "restored the working tree");

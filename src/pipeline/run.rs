@@ -40,7 +40,7 @@ pub fn run(
     artifacts::prepare_dir(&artifacts_dir)?;
 
     reporter.phase("preflight");
-    let dirty = repo.dirty_paths()?;
+    let dirty = tracing::debug_span!("preflight").in_scope(|| repo.dirty_paths())?;
     if !dirty.is_empty() {
         reporter.end_phase();
         return Err(PipelineError::DirtyTree { root, paths: dirty });
@@ -58,7 +58,7 @@ pub fn run(
             Checkpoint::new(options, config, suites, evidence.clone())
         }
     };
-    let snapshot = repo.snapshot()?;
+    let snapshot = tracing::debug_span!("snapshot").in_scope(|| repo.snapshot())?;
     let mut ctx = Ctx {
         config,
         reporter,
@@ -125,7 +125,8 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
         ctx.save_checkpoint(Stage::Reproduced)?;
     }
     if ctx.checkpoint.stage < Stage::Localized {
-        if let Some(exit) = localize::run(ctx, engine)? {
+        let localized = tracing::debug_span!("localize").in_scope(|| localize::run(ctx, engine));
+        if let Some(exit) = localized? {
             return Ok(exit);
         }
         ctx.save_checkpoint(Stage::Localized)?;
