@@ -186,6 +186,7 @@ fn restore_undoes_edits_deletions_creations_modes_links_and_staging() {
             removed: vec!["added.rs".into(), "src/new/mod.rs".into()],
             removed_dirs: vec!["src/new".into()],
             modes_restored: vec!["tools/run.sh".into()],
+            exclude_restored: false,
             index_restored: true,
             head_restored: false,
         }

@@ -1,0 +1,358 @@
+//! Taking a snapshot: one stat of every tracked file against the index's stat data, hashing
+//! only the files it does not prove clean, and one walk for untracked files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::ErrorKind;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+
+use git2::{Index, ObjectType, Odb, Oid, Repository, Status};
+
+use super::super::error::{GitError, git_err, io_err};
+use super::super::repo::{Repo, lossy, metadata_if_present, raw_path};
+use super::filters::Filters;
+use super::stat::{GITLINK_MODE, IndexStat, LINK_MODE, Stamp, StatKey, old_enough, stamp_of};
+use super::walk::Walk;
+use super::{Check, Content, Entry, HeadState, PERMISSION_BITS, Snapshot, Tracked};
+
+/// Files at least this large that must be kept whole go to the object database at once
+/// instead of memory (a large LFS object, a big untracked file).
+const LARGE_FILE_BYTES: u64 = 1 << 20;
+
+impl Repo {
+    /// Capture the working tree, the index and HEAD.
+    pub fn snapshot(&self) -> Result<Snapshot, GitError> {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        self.snapshot_started_at(started)
+    }
+
+    /// [`Repo::snapshot`] as if it started at `started` (unix seconds); tests move it to
+    /// exercise the stat shortcuts.
+    pub(crate) fn snapshot_started_at(&self, started: i64) -> Result<Snapshot, GitError> {
+        let repo = self.git()?;
+        let git_dir = repo.path().to_path_buf();
+        let common_dir = repo.commondir().to_path_buf();
+        let index_path = git_dir.join("index");
+        let index_bytes = read_optional(&index_path)?;
+        let index_mtime = match metadata_if_present(&index_path)? {
+            Some(meta) => stamp_of(&meta),
+            None => Stamp { secs: 0, nanos: 0 },
+        };
+        let mut index = repo.index().map_err(git_err("read the index"))?;
+        let mut snapshot = Snapshot {
+            root: self.root.clone(),
+            git_dir: git_dir.clone(),
+            common_dir: common_dir.clone(),
+            started,
+            index: index_bytes,
+            index_mtime,
+            tracked: Vec::new(),
+            gitlinks: Vec::new(),
+            entries: BTreeMap::new(),
+            dirs: BTreeMap::new(),
+            head: head_state(&repo, &git_dir)?,
+            exclude: read_optional(&common_dir.join("info").join("exclude"))?,
+            written: BTreeSet::new(),
+            dirty: Vec::new(),
+        };
+        let mut dirty = BTreeSet::new();
+        let mut conflicted = BTreeSet::new();
+        for entry in index.iter() {
+            let stat = IndexStat::of(&entry);
+            if entry.mode == GITLINK_MODE {
+                snapshot.gitlinks.push(entry.path);
+            } else if stat.stage() != 0 {
+                conflicted.insert(entry.path);
+            } else {
+                snapshot.tracked.push(Tracked {
+                    path: entry.path,
+                    oid: entry.id,
+                    stat,
+                    check: Check::Content,
+                    permissions: 0,
+                });
+            }
+        }
+        snapshot.gitlinks.sort();
+        snapshot.tracked.sort_by(|a, b| a.path.cmp(&b.path));
+        let odb = repo.odb().map_err(git_err("open the object database"))?;
+        let filters = Filters::of(
+            &repo,
+            &self.root,
+            snapshot
+                .tracked
+                .iter()
+                .map(|t| t.path.as_slice())
+                .filter(|p| raw_path(p).file_name() == Some(".gitattributes".as_ref())),
+        );
+        for at in 0..snapshot.tracked.len() {
+            let found = inspect(&repo, &odb, &filters, &snapshot, &snapshot.tracked[at])?;
+            let tracked = &mut snapshot.tracked[at];
+            tracked.check = found.check;
+            tracked.permissions = found.permissions;
+            if found.dirty {
+                dirty.insert(lossy(&tracked.path));
+            }
+            if let Some(entry) = found.entry {
+                snapshot.entries.insert(tracked.path.clone(), entry);
+            }
+        }
+        for path in conflicted {
+            dirty.insert(lossy(&path));
+            let entry = kept_whole(&odb, &self.root.join(raw_path(&path)))?.unwrap_or(Entry::Absent);
+            snapshot.entries.insert(path, entry);
+        }
+        let mut walk = Walk::new(&snapshot, &repo);
+        walk.everything()?;
+        let (found, dirs) = (walk.found, walk.dirs);
+        for path in found {
+            dirty.insert(lossy(&path));
+            if let Some(entry) = kept_whole(&odb, &self.root.join(raw_path(&path)))? {
+                snapshot.entries.insert(path, entry);
+            }
+        }
+        snapshot.dirs = dirs;
+        dirty.extend(staged(&repo, &mut index)?);
+        snapshot.dirty = dirty.into_iter().collect();
+        tracing::debug!(
+            tracked = snapshot.tracked.len(),
+            kept_whole = snapshot.entries.len(),
+            dirs = snapshot.dirs.len(),
+            root = %self.root.display(),
+            "snapshot taken"
+        );
+        Ok(snapshot)
+    }
+}
+
+/// What the snapshot learned about one tracked file.
+struct Inspected {
+    check: Check,
+    permissions: u32,
+    /// Set when the index does not describe the file.
+    entry: Option<Entry>,
+    /// Whether git counts the file as changed.
+    dirty: bool,
+}
+
+fn inspect(
+    repo: &Repository,
+    odb: &Odb<'_>,
+    filters: &Filters,
+    snapshot: &Snapshot,
+    tracked: &Tracked,
+) -> Result<Inspected, GitError> {
+    let abs = snapshot.root.join(raw_path(&tracked.path));
+    let stat = &tracked.stat;
+    let Some(meta) = metadata_if_present(&abs)? else {
+        return Ok(explicit(Entry::Absent, 0, !stat.skip_worktree()));
+    };
+    let is_link = stat_is_link(stat);
+    let kind_differs = if is_link {
+        !meta.file_type().is_symlink()
+    } else {
+        !meta.is_file()
+    };
+    if meta.is_dir() {
+        // A directory where a tracked file was: the file is absent, the walk finds what is
+        // inside.
+        return Ok(explicit(Entry::Absent, 0, true));
+    }
+    let permissions = if is_link {
+        0
+    } else {
+        meta.permissions().mode() & PERMISSION_BITS
+    };
+    let filtered = !filters.none() && !is_link && filters.may_apply(repo, &tracked.path);
+    let trusted = stat.matches(&meta)
+        && !stat.racy(snapshot.index_mtime)
+        && !stat.git_ignores_worktree()
+        && !filtered;
+    let old = old_enough(&meta, snapshot.started);
+    if trusted {
+        let check = if old { Check::Index } else { Check::Content };
+        return Ok(Inspected {
+            check,
+            permissions,
+            entry: None,
+            dirty: false,
+        });
+    }
+    let same = !kind_differs && same_as_blob(&abs, &meta, tracked.oid, odb)?;
+    if same {
+        let check = if old {
+            Check::Own(StatKey::of(&meta))
+        } else {
+            Check::Content
+        };
+        // The bytes are the blob's; git still reports a lost or gained executable bit.
+        let mode_changed = !is_link
+            && (meta.mode() & 0o100 != 0) != (stat_mode_executable(stat))
+            && !stat.git_ignores_worktree()
+            && git_reports_change(repo, &tracked.path);
+        return Ok(Inspected {
+            check,
+            permissions,
+            entry: None,
+            dirty: mode_changed,
+        });
+    }
+    let Some(entry) = kept_whole(odb, &abs)? else {
+        return Ok(explicit(Entry::Absent, 0, !stat.skip_worktree()));
+    };
+    // Bytes that are not the blob: a real change, or a checkout filter's work (git's status
+    // applies the filters and says which).
+    let dirty = !stat.git_ignores_worktree() && git_reports_change(repo, &tracked.path);
+    Ok(explicit(entry, permissions, dirty))
+}
+
+fn explicit(entry: Entry, permissions: u32, dirty: bool) -> Inspected {
+    Inspected {
+        check: Check::Explicit,
+        permissions,
+        entry: Some(entry),
+        dirty,
+    }
+}
+
+fn stat_is_link(stat: &IndexStat) -> bool {
+    stat.mode() == LINK_MODE
+}
+
+fn stat_mode_executable(stat: &IndexStat) -> bool {
+    stat.mode() & 0o100 != 0
+}
+
+/// Whether git's own status (with filters and `core.fileMode`) calls the file changed.
+fn git_reports_change(repo: &Repository, path: &[u8]) -> bool {
+    repo.status_file(raw_path(path))
+        .map_or(true, |status| status != Status::CURRENT)
+}
+
+/// Whether the file at `abs` holds exactly the blob's bytes (a link: its target).
+pub(crate) fn same_as_blob(
+    abs: &Path,
+    meta: &fs::Metadata,
+    oid: Oid,
+    odb: &Odb<'_>,
+) -> Result<bool, GitError> {
+    if meta.file_type().is_symlink() {
+        let target = fs::read_link(abs).map_err(io_err(format!("read link {}", abs.display())))?;
+        let blob = odb
+            .read(oid)
+            .map_err(git_err(format!("read blob {oid}")))?;
+        return Ok(blob.data() == target.as_os_str().as_bytes());
+    }
+    if let Ok((size, _)) = odb.read_header(oid)
+        && size as u64 != meta.len()
+    {
+        return Ok(false);
+    }
+    Ok(Oid::hash_file(ObjectType::Blob, abs).ok() == Some(oid))
+}
+
+/// The file at `abs` kept whole: its bytes (large ones in the object database) and
+/// permission bits, or its link target; `None` when it vanished meanwhile.
+fn kept_whole(odb: &Odb<'_>, abs: &Path) -> Result<Option<Entry>, GitError> {
+    let Some(meta) = metadata_if_present(abs)? else {
+        return Ok(None);
+    };
+    if meta.file_type().is_symlink() {
+        let target = fs::read_link(abs).map_err(io_err(format!("read link {}", abs.display())))?;
+        return Ok(Some(Entry::Symlink {
+            target: target.as_os_str().as_bytes().to_vec(),
+        }));
+    }
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let bytes = match fs::read(abs) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(GitError::Io {
+                what: format!("read {}", abs.display()),
+                source,
+            });
+        }
+    };
+    let content = if meta.len() >= LARGE_FILE_BYTES {
+        Content::Blob(
+            odb.write(ObjectType::Blob, &bytes)
+                .map_err(git_err(format!("keep {} in the object database", abs.display())))?,
+        )
+    } else {
+        Content::Bytes(bytes)
+    };
+    Ok(Some(Entry::File {
+        content,
+        permissions: meta.permissions().mode() & PERMISSION_BITS,
+    }))
+}
+
+/// Paths whose index entry differs from HEAD's tree (staged changes). The index's tree is
+/// the cached one when the index has it, so a clean index costs one comparison.
+fn staged(repo: &Repository, index: &mut Index) -> Result<Vec<String>, GitError> {
+    let head_tree = match super::super::repo::head_oid(repo)? {
+        Some(oid) => Some(
+            repo.find_commit(oid)
+                .and_then(|commit| commit.tree())
+                .map_err(git_err("read the HEAD tree"))?,
+        ),
+        None => None,
+    };
+    if !index.has_conflicts()
+        && let Ok(tree) = index.write_tree()
+        && head_tree.as_ref().map(git2::Tree::id) == Some(tree)
+    {
+        return Ok(Vec::new());
+    }
+    if head_tree.is_none() && index.is_empty() {
+        return Ok(Vec::new());
+    }
+    let diff = repo
+        .diff_tree_to_index(head_tree.as_ref(), Some(index), None)
+        .map_err(git_err("compare the index with HEAD"))?;
+    Ok(diff
+        .deltas()
+        .filter_map(|delta| {
+            delta
+                .new_file()
+                .path_bytes()
+                .or_else(|| delta.old_file().path_bytes())
+                .map(lossy)
+        })
+        .collect())
+}
+
+fn head_state(repo: &Repository, git_dir: &Path) -> Result<HeadState, GitError> {
+    let file = read_optional(&git_dir.join("HEAD"))?;
+    let branch = match repo.find_reference("HEAD") {
+        Ok(head) => head.symbolic_target().ok().flatten().map(|name| {
+            let commit = repo
+                .find_reference(name)
+                .ok()
+                .and_then(|reference| reference.target());
+            (name.to_owned(), commit)
+        }),
+        Err(_) => None,
+    };
+    Ok(HeadState { file, branch })
+}
+
+pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, GitError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(GitError::Io {
+            what: format!("read {}", path.display()),
+            source,
+        }),
+    }
+}
