@@ -8,6 +8,8 @@ use git2::Repository;
 
 use super::*;
 
+mod durable;
+
 const GITIGNORE: &[u8] = b"target/\n*.log\n";
 
 fn fixture() -> (tempfile::TempDir, Repo) {

@@ -49,7 +49,10 @@ impl Filters {
             .is_some_and(|v| v.eq_ignore_ascii_case("crlf"));
         let mut sources: Vec<PathBuf> = attribute_files.map(|p| root.join(raw_path(p))).collect();
         sources.push(repo.commondir().join("info").join("attributes"));
-        match config.as_ref().and_then(|c| c.get_path("core.attributesFile").ok()) {
+        match config
+            .as_ref()
+            .and_then(|c| c.get_path("core.attributesFile").ok())
+        {
             Some(path) => sources.push(path),
             None => sources.extend(
                 git2::Config::find_xdg()

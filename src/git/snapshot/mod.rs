@@ -51,8 +51,13 @@ pub(crate) enum Content {
 /// A path whose state at the snapshot is not "its index blob, as the index says".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Entry {
-    File { content: Content, permissions: u32 },
-    Symlink { target: Vec<u8> },
+    File {
+        content: Content,
+        permissions: u32,
+    },
+    Symlink {
+        target: Vec<u8>,
+    },
     /// A tracked path with no file (deleted, a directory in its place, or outside a sparse
     /// checkout).
     Absent,
@@ -212,6 +217,8 @@ impl Snapshot {
 
     /// Whether `path` is a submodule.
     pub(crate) fn is_gitlink(&self, path: &[u8]) -> bool {
-        self.gitlinks.binary_search_by(|g| g.as_slice().cmp(path)).is_ok()
+        self.gitlinks
+            .binary_search_by(|g| g.as_slice().cmp(path))
+            .is_ok()
     }
 }

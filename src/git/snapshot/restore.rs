@@ -106,8 +106,9 @@ impl Snapshot {
 
     fn parent_is_dir(&self, path: &[u8]) -> bool {
         match raw_path(path).parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => fs::symlink_metadata(self.root.join(parent))
-                .is_ok_and(|meta| meta.is_dir()),
+            Some(parent) if !parent.as_os_str().is_empty() => {
+                fs::symlink_metadata(self.root.join(parent)).is_ok_and(|meta| meta.is_dir())
+            }
             _ => true,
         }
     }

@@ -105,7 +105,8 @@ impl Repo {
         }
         for path in conflicted {
             dirty.insert(lossy(&path));
-            let entry = kept_whole(&odb, &self.root.join(raw_path(&path)))?.unwrap_or(Entry::Absent);
+            let entry =
+                kept_whole(&odb, &self.root.join(raw_path(&path)))?.unwrap_or(Entry::Absent);
             snapshot.entries.insert(path, entry);
         }
         let mut walk = Walk::new(&snapshot, &repo);
@@ -244,9 +245,7 @@ pub(crate) fn same_as_blob(
 ) -> Result<bool, GitError> {
     if meta.file_type().is_symlink() {
         let target = fs::read_link(abs).map_err(io_err(format!("read link {}", abs.display())))?;
-        let blob = odb
-            .read(oid)
-            .map_err(git_err(format!("read blob {oid}")))?;
+        let blob = odb.read(oid).map_err(git_err(format!("read blob {oid}")))?;
         return Ok(blob.data() == target.as_os_str().as_bytes());
     }
     if let Ok((size, _)) = odb.read_header(oid)
@@ -285,7 +284,10 @@ fn kept_whole(odb: &Odb<'_>, abs: &Path) -> Result<Option<Entry>, GitError> {
     let content = if meta.len() >= LARGE_FILE_BYTES {
         Content::Blob(
             odb.write(ObjectType::Blob, &bytes)
-                .map_err(git_err(format!("keep {} in the object database", abs.display())))?,
+                .map_err(git_err(format!(
+                    "keep {} in the object database",
+                    abs.display()
+                )))?,
         )
     } else {
         Content::Bytes(bytes)

@@ -122,9 +122,10 @@ impl<'a> Walk<'a> {
                 continue;
             }
             let path = join(dir, name);
-            let file_type = item
-                .file_type()
-                .map_err(io_err(format!("inspect {}", abs.join(item.file_name()).display())))?;
+            let file_type = item.file_type().map_err(io_err(format!(
+                "inspect {}",
+                abs.join(item.file_name()).display()
+            )))?;
             let is_dir = file_type.is_dir();
             match (self.known(&path), is_dir) {
                 (Known::Gitlink, _) => {}
