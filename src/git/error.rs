@@ -29,7 +29,10 @@ pub enum GitError {
     },
     /// The journal of an interrupted run cannot be read (damaged, or written by another
     /// version of efix); the user must restore the tree by hand and remove it.
-    #[error("read the journal of an interrupted run at {path}: {message}")]
+    #[error(
+        "read the journal of an interrupted run at {path}: {message}; check the working tree \
+         with git status, put it back by hand, then remove that file"
+    )]
     Journal { path: PathBuf, message: String },
     /// libgit2 failed.
     #[error("{what}")]

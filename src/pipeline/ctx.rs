@@ -1,5 +1,6 @@
 //! The state of a run in progress, shared by every phase: configuration, budget and cancel
-//! flag, the working tree's snapshot, the evidence being recorded and the checkpoint.
+//! flag, the working tree's snapshot and its journal, the evidence being recorded and the
+//! checkpoint.
 //!
 //! It imports nothing of the phases: phases import it, and the orchestrator (`run`) drives
 //! them. Running one recorded command is in `commands`.
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::evidence::{Evidence, RunResult, Status};
 use crate::exit::ExitStatus;
-use crate::git::Snapshot;
+use crate::git::{Journal, Snapshot};
+use crate::patch::{self, FileChange};
 use crate::report::Reporter;
 
 use super::PipelineError;
@@ -26,6 +28,8 @@ pub(crate) struct Ctx<'a> {
     pub cancel: &'a AtomicBool,
     pub deadline: Instant,
     pub snapshot: Snapshot,
+    /// The snapshot made durable; `None` once the run has ended it.
+    pub journal: Option<Journal>,
     pub evidence: Evidence,
     pub checkpoint: Checkpoint,
     pub command: String,
@@ -59,6 +63,26 @@ impl Ctx<'_> {
             tracing::debug!(?report, "restored the working tree");
         }
         Ok(())
+    }
+
+    /// Write a change into the working tree, recording its files in the journal first so a
+    /// restore (even after `kill -9`) checks them by content.
+    pub(crate) fn write_changes(&mut self, changes: &[FileChange]) -> Result<(), PipelineError> {
+        let paths = changes.iter().map(|c| c.path.as_str());
+        self.snapshot.note_written(paths.clone());
+        if let Some(journal) = self.journal.as_mut() {
+            journal.note_written(paths)?;
+        }
+        patch::write_changes(&self.root, changes)?;
+        Ok(())
+    }
+
+    /// End the journal: the tree is restored, or changed on purpose by a proven fix.
+    pub(crate) fn finish_journal(&mut self) -> Result<(), PipelineError> {
+        match self.journal.take() {
+            Some(journal) => Ok(journal.finish()?),
+            None => Ok(()),
+        }
     }
 
     /// Save the checkpoint (evidence so far plus engine answers) after a phase or answer.

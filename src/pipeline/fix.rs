@@ -182,7 +182,12 @@ fn apply(
             round.verdict = RoundVerdict::NoChange;
             return Ok(None);
         }
-        let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Write)?;
+        // Checked first, written through the context, so the journal names the files before
+        // they change.
+        let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Check)?;
+        if report.outcome == PatchOutcome::Applied {
+            ctx.write_changes(&report.changes)?;
+        }
         round
             .attempts
             .push(attempt(index, retry, &report, &response));
