@@ -10,6 +10,7 @@ mod harness;
 
 mod cli;
 mod demo;
+mod durability;
 mod ecosystems;
 mod patch;
 mod patch_fixtures;
