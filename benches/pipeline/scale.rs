@@ -4,9 +4,10 @@
 //! directories, committed with git, the index refreshed after the files have aged past the
 //! snapshot's stat margin), warms it up with one run, then starts one child process per timed
 //! run. The child runs the pipeline in process and reports its wall time, the commands' own
-//! durations, the time spent in the traced parts (`snapshot`, `restore`, `localize`) and its
-//! peak RSS (`VmHWM` from `/proc/self/status`: this process's address space only, the commands
-//! it ran excluded).
+//! durations, the time spent in the traced parts (`snapshot`, `journal`, `restore`, `localize`), its own
+//! CPU time (`getrusage(RUSAGE_SELF)`: the commands are other processes) and its peak RSS
+//! (`VmHWM` from `/proc/self/status`: this process's address space only, the commands it ran
+//! excluded).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ const FILES_PER_DIR: usize = 20;
 /// margin (2 s), as the files of any real checkout are.
 const AGE: Duration = Duration::from_secs(3);
 /// Spans of the product whose time is reported.
-const TRACED: &[&str] = &["preflight", "snapshot", "restore", "localize"];
+const TRACED: &[&str] = &["snapshot", "journal", "restore", "localize"];
 
 /// One child run's figures.
 #[derive(Debug, Default, Clone)]
@@ -46,6 +47,8 @@ struct Figures {
     total_ms: f64,
     commands_ms: f64,
     vmhwm_kib: f64,
+    /// CPU time (user + system) of the efix process itself, commands excluded.
+    cpu_ms: f64,
     spans_ms: BTreeMap<String, f64>,
     restores: f64,
 }
@@ -67,7 +70,10 @@ pub(crate) fn overhead() {
     for name in TRACED {
         header.push_str(&format!(" {name:>10}"));
     }
-    header.push_str(&format!(" {:>9} {:>9}", "restores", "VmHWM"));
+    header.push_str(&format!(
+        " {:>9} {:>9} {:>9}",
+        "restores", "efix CPU", "VmHWM"
+    ));
     println!("{header}");
     let mut tiny = None;
     for size in sizes {
@@ -77,10 +83,7 @@ pub(crate) fn overhead() {
         // The first run builds the crate; its figures are not kept.
         run_child(&root, &artifacts);
         let figures: Vec<Figures> = (0..runs).map(|_| run_child(&root, &artifacts)).collect();
-        let overheads: Vec<f64> = figures
-            .iter()
-            .map(|f| f.total_ms - f.commands_ms)
-            .collect();
+        let overheads: Vec<f64> = figures.iter().map(|f| f.total_ms - f.commands_ms).collect();
         let overhead = median(overheads.clone());
         let mut line = format!(
             "  {size:>7} {:>8.1} {overhead:>8.1}ms {:>8.1}ms",
@@ -92,8 +95,9 @@ pub(crate) fn overhead() {
             line.push_str(&format!(" {ms:>8.1}ms"));
         }
         line.push_str(&format!(
-            " {:>9.0} {:>6.1}MiB",
+            " {:>9.0} {:>7.1}ms {:>6.1}MiB",
             median(figures.iter().map(|f| f.restores).collect()),
+            median(figures.iter().map(|f| f.cpu_ms).collect()),
             median(figures.iter().map(|f| f.vmhwm_kib).collect()) / 1024.0,
         ));
         println!("{line}");
@@ -166,7 +170,13 @@ fn generate(dir: &Path, count: usize) -> (PathBuf, u64) {
 
 fn git(root: &Path, args: &[&str]) {
     let status = Command::new("git")
-        .args(["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-C"])
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@localhost",
+            "-C",
+        ])
         .arg(root)
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -196,6 +206,7 @@ fn run_child(root: &Path, artifacts: &Path) -> Figures {
             "total_ms" => figures.total_ms = value,
             "commands_ms" => figures.commands_ms = value,
             "vmhwm_kib" => figures.vmhwm_kib = value,
+            "cpu_ms" => figures.cpu_ms = value,
             "restores" => figures.restores = value,
             span => {
                 figures.spans_ms.insert(span.to_owned(), value);
@@ -257,10 +268,13 @@ pub(crate) fn child(args: &[String]) {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap();
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF).unwrap();
+    let cpu = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1000.0 + t.tv_usec() as f64 / 1000.0;
     let spans = times.0.lock().unwrap();
     let mut line = format!(
-        "total_ms={:.3} commands_ms={in_commands} vmhwm_kib={vmhwm} restores={}",
+        "total_ms={:.3} commands_ms={in_commands} vmhwm_kib={vmhwm} cpu_ms={:.1} restores={}",
         total.as_secs_f64() * 1000.0,
+        cpu(usage.user_time()) + cpu(usage.system_time()),
         spans.get("restore").map_or(0, |(_, n)| *n)
     );
     for name in TRACED {

@@ -402,6 +402,7 @@ fn reload(
         started: saved.started,
         index: index_bytes,
         index_mtime,
+        index_key: None,
         tracked,
         gitlinks,
         entries,

@@ -41,6 +41,7 @@ impl Ctx<'_> {
                     timeout: self.config.command_timeout.min(remaining),
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
+                self.commands_since_restore = true;
                 let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
                 (PolicyDecision::allowed(), Some(outcome))
             }

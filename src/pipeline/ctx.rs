@@ -30,6 +30,9 @@ pub(crate) struct Ctx<'a> {
     pub snapshot: Snapshot,
     /// The snapshot made durable; `None` once the run has ended it.
     pub journal: Option<Journal>,
+    /// Whether a command ran since the last full restore: if not, only the files efix wrote
+    /// can differ from the snapshot.
+    pub commands_since_restore: bool,
     pub evidence: Evidence,
     pub checkpoint: Checkpoint,
     pub command: String,
@@ -55,10 +58,16 @@ impl Ctx<'_> {
         self.deadline.saturating_duration_since(Instant::now())
     }
 
-    /// Put the working tree back exactly as it was at the start.
-    pub(crate) fn restore(&self) -> Result<(), PipelineError> {
+    /// Put the working tree back exactly as it was at the start: everything after a command
+    /// ran, else only what efix wrote.
+    pub(crate) fn restore(&mut self) -> Result<(), PipelineError> {
         let _span = tracing::debug_span!("restore").entered();
-        let report = self.snapshot.restore()?;
+        let report = if self.commands_since_restore {
+            self.snapshot.restore()?
+        } else {
+            self.snapshot.restore_written()?
+        };
+        self.commands_since_restore = false;
         if !report.is_noop() {
             tracing::debug!(?report, "restored the working tree");
         }

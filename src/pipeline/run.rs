@@ -91,6 +91,7 @@ pub fn run(
         deadline: started + config.run_timeout,
         snapshot,
         journal: Some(journal),
+        commands_since_restore: false,
         evidence,
         command: checkpoint.command.clone(),
         suites: checkpoint.suites.clone(),

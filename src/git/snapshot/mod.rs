@@ -108,6 +108,9 @@ pub struct Snapshot {
     pub(crate) index: Option<Vec<u8>>,
     /// Modification time of the index file: entries at or after it are racily clean.
     pub(crate) index_mtime: Stamp,
+    /// The index file's stat data, when old enough to prove it untouched (a restore then need
+    /// not read it).
+    pub(crate) index_key: Option<StatKey>,
     /// Stage-0 entries other than gitlinks, sorted by path.
     pub(crate) tracked: Vec<Tracked>,
     /// Submodule paths: never listed, walked or restored.

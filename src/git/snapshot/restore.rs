@@ -4,17 +4,17 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use git2::{Odb, Oid, Repository};
 
 use super::super::error::{GitError, git_err, io_err};
-use super::super::repo::{lossy, metadata_if_present, raw_path};
+use super::super::repo::{lossy, raw_path};
 use super::scan::{read_optional, same_as_blob};
-use super::stat::{LINK_MODE, StatKey};
+use super::stat::{FileStat, LINK_MODE, StatKey, stat_each};
 use super::walk::Walk;
-use super::{Check, Content, Entry, PERMISSION_BITS, RestoreReport, Snapshot, Tracked};
+use super::{Check, Content, Entry, RestoreReport, Snapshot, Tracked};
 
 /// The file name whose edits change what counts as ignored.
 const IGNORE_FILE: &str = ".gitignore";
@@ -30,7 +30,12 @@ impl Snapshot {
         report.exclude_restored = self.restore_exclude()?;
         for tracked in self.tracked.iter().filter(|t| is_ignore_file(&t.path)) {
             if self.parent_is_dir(&tracked.path) {
-                self.restore_tracked(&odb, tracked, &mut report)?;
+                let abs = self.root.join(raw_path(&tracked.path));
+                let stat =
+                    FileStat::at(&abs).map_err(io_err(format!("inspect {}", abs.display())))?;
+                if !self.untouched(tracked, stat.as_ref()) {
+                    self.restore_tracked(&odb, tracked, stat, &mut report)?;
+                }
             }
         }
         for (path, entry) in self.entries.iter().filter(|(p, _)| is_ignore_file(p)) {
@@ -56,20 +61,23 @@ impl Snapshot {
             self.remove_extra(path, &mut report, &mut emptied)?;
         }
         report.removed.sort();
-        // Deepest first, so a parent is tried after its children.
-        for dir in emptied.iter().rev() {
-            if dir.as_os_str().is_empty() {
-                continue;
+        self.prune(&emptied, &mut report);
+        // One stat of every tracked file, in bulk; only the files it does not prove untouched
+        // are looked at.
+        let looks = stat_each(
+            &self.root,
+            &self.tracked,
+            |t| t.path.as_slice(),
+            |t, stat| (!self.untouched(t, stat.as_ref())).then(|| stat.map(Box::new)),
+        )
+        .map_err(io_err(format!(
+            "inspect the files of {}",
+            self.root.display()
+        )))?;
+        for (tracked, look) in self.tracked.iter().zip(looks) {
+            if let Some(stat) = look {
+                self.restore_tracked(&odb, tracked, stat.map(|s| *s), &mut report)?;
             }
-            let abs = self.root.join(dir);
-            let is_empty = fs::read_dir(&abs).is_ok_and(|mut items| items.next().is_none());
-            if is_empty && fs::remove_dir(&abs).is_ok() {
-                report.removed_dirs.push(dir.to_string_lossy().into_owned());
-            }
-        }
-        report.removed_dirs.sort();
-        for tracked in &self.tracked {
-            self.restore_tracked(&odb, tracked, &mut report)?;
         }
         for (path, entry) in &self.entries {
             self.restore_entry(&odb, path, entry, &mut report)?;
@@ -85,6 +93,52 @@ impl Snapshot {
         }
         tracing::debug!(?report, "working tree restored");
         Ok(report)
+    }
+
+    /// Put back only the files efix wrote ([`Snapshot::note_written`]): enough, and in
+    /// proportion to the change, when nothing else ran since the last [`Snapshot::restore`].
+    pub fn restore_written(&self) -> Result<RestoreReport, GitError> {
+        let mut report = RestoreReport::default();
+        if self.written.is_empty() {
+            return Ok(report);
+        }
+        let odb_owner = self.open()?;
+        let odb = odb_owner
+            .odb()
+            .map_err(git_err("open the object database"))?;
+        let mut emptied = BTreeSet::new();
+        for path in &self.written {
+            let abs = self.root.join(raw_path(path));
+            if let Some(tracked) = self.tracked_entry(path)
+                && tracked.check != Check::Explicit
+            {
+                let stat =
+                    FileStat::at(&abs).map_err(io_err(format!("inspect {}", abs.display())))?;
+                self.restore_tracked(&odb, tracked, stat, &mut report)?;
+            } else if let Some(entry) = self.entries.get(path) {
+                self.restore_entry(&odb, path, entry, &mut report)?;
+            } else {
+                self.remove_extra(path, &mut report, &mut emptied)?;
+            }
+        }
+        self.prune(&emptied, &mut report);
+        tracing::debug!(?report, "files efix wrote restored");
+        Ok(report)
+    }
+
+    /// Remove the directories in `emptied` that are empty now, deepest first.
+    fn prune(&self, emptied: &BTreeSet<PathBuf>, report: &mut RestoreReport) {
+        for dir in emptied.iter().rev() {
+            if dir.as_os_str().is_empty() {
+                continue;
+            }
+            let abs = self.root.join(dir);
+            let is_empty = fs::read_dir(&abs).is_ok_and(|mut items| items.next().is_none());
+            if is_empty && fs::remove_dir(&abs).is_ok() {
+                report.removed_dirs.push(dir.to_string_lossy().into_owned());
+            }
+        }
+        report.removed_dirs.sort();
     }
 
     fn open(&self) -> Result<Repository, GitError> {
@@ -132,6 +186,14 @@ impl Snapshot {
     /// Put the index file back; returns whether it changed.
     fn restore_index(&self) -> Result<bool, GitError> {
         let path = self.git_dir.join("index");
+        if let Some(key) = self.index_key
+            && FileStat::at(&path)
+                .ok()
+                .flatten()
+                .is_some_and(|stat| StatKey::of(&stat) == key)
+        {
+            return Ok(false);
+        }
         if read_optional(&path)? == self.index {
             return Ok(false);
         }
@@ -200,46 +262,48 @@ impl Snapshot {
         }
     }
 
-    /// Put one tracked file back to its blob if its stat data does not prove it untouched and
-    /// its bytes or permissions differ.
+    /// Whether a tracked file's stat data (`None`: absent) proves it untouched since the
+    /// snapshot. Files described by an entry are left to [`Snapshot::restore_entry`].
+    fn untouched(&self, tracked: &Tracked, stat: Option<&FileStat>) -> bool {
+        match (tracked.check, stat) {
+            (Check::Explicit, _) => true,
+            (_, None) => false,
+            (check, Some(stat)) => {
+                !self.written.contains(&tracked.path)
+                    && match check {
+                        Check::Index => tracked.stat.matches(stat),
+                        Check::Own(key) => key == StatKey::of(stat),
+                        Check::Content | Check::Explicit => false,
+                    }
+            }
+        }
+    }
+
+    /// Put one tracked file back to its blob if its bytes or permissions differ; `current`
+    /// is its stat data now (`None`: absent).
     fn restore_tracked(
         &self,
         odb: &Odb<'_>,
         tracked: &Tracked,
+        current: Option<FileStat>,
         report: &mut RestoreReport,
     ) -> Result<(), GitError> {
-        let forced = self.written.contains(&tracked.path);
-        let untouched = |meta: &fs::Metadata| {
-            !forced
-                && match tracked.check {
-                    Check::Index => tracked.stat.matches(meta),
-                    Check::Own(key) => key == StatKey::of(meta),
-                    Check::Content | Check::Explicit => false,
-                }
-        };
-        if tracked.check == Check::Explicit {
-            return Ok(());
-        }
         let abs = self.root.join(raw_path(&tracked.path));
-        let current = metadata_if_present(&abs)?;
-        if let Some(meta) = &current {
-            if untouched(meta) {
-                return Ok(());
-            }
+        if let Some(stat) = &current {
             if tracked.stat.mode() == LINK_MODE {
-                if meta.file_type().is_symlink() && same_as_blob(&abs, meta, tracked.oid, odb)? {
+                if stat.is_symlink() && same_as_blob(&abs, stat, tracked.oid, odb)? {
                     return Ok(());
                 }
-                clear_path(&abs, meta, false)?;
+                clear_path(&abs, stat, false)?;
             } else {
-                if meta.is_file() && same_as_blob(&abs, meta, tracked.oid, odb)? {
-                    if meta.permissions().mode() & PERMISSION_BITS != tracked.permissions {
+                if stat.is_file() && same_as_blob(&abs, stat, tracked.oid, odb)? {
+                    if stat.permissions() != tracked.permissions {
                         set_permissions(&abs, tracked.permissions)?;
                         report.modes_restored.push(lossy(&tracked.path));
                     }
                     return Ok(());
                 }
-                clear_path(&abs, meta, true)?;
+                clear_path(&abs, stat, true)?;
             }
         } else {
             self.make_parent(&tracked.path, report)?;
@@ -269,7 +333,7 @@ impl Snapshot {
         report: &mut RestoreReport,
     ) -> Result<(), GitError> {
         let abs = self.root.join(raw_path(path));
-        let current = metadata_if_present(&abs)?;
+        let current = FileStat::at(&abs).map_err(io_err(format!("inspect {}", abs.display())))?;
         match entry {
             Entry::Absent => {
                 if let Some(meta) = &current
@@ -282,7 +346,7 @@ impl Snapshot {
             }
             Entry::Symlink { target } => {
                 if let Some(meta) = &current {
-                    if meta.file_type().is_symlink()
+                    if meta.is_symlink()
                         && fs::read_link(&abs)
                             .is_ok_and(|now| now.as_os_str().as_bytes() == target.as_slice())
                     {
@@ -301,7 +365,7 @@ impl Snapshot {
             } => {
                 if let Some(meta) = &current {
                     if meta.is_file() && same_content(&abs, meta, content, odb)? {
-                        if meta.permissions().mode() & PERMISSION_BITS != *permissions {
+                        if meta.permissions() != *permissions {
                             set_permissions(&abs, *permissions)?;
                             report.modes_restored.push(lossy(path));
                         }
@@ -362,7 +426,7 @@ fn is_ignore_file(path: &[u8]) -> bool {
 
 fn same_content(
     abs: &Path,
-    meta: &fs::Metadata,
+    meta: &FileStat,
     content: &Content,
     odb: &Odb<'_>,
 ) -> Result<bool, GitError> {
@@ -393,7 +457,7 @@ fn create_dirs(abs: &Path) -> Result<(), GitError> {
 /// Remove what stands where a file must go: a file, a link, or an empty directory. With
 /// `rewrite_in_place`, a regular file with no other name is left to be overwritten (a hard
 /// link is replaced instead, so the file's other names keep what the command wrote).
-fn clear_path(abs: &Path, meta: &fs::Metadata, rewrite_in_place: bool) -> Result<(), GitError> {
+fn clear_path(abs: &Path, meta: &FileStat, rewrite_in_place: bool) -> Result<(), GitError> {
     if meta.is_dir() {
         fs::remove_dir(abs).map_err(io_err(format!(
             "remove directory {} in the way of a snapshotted file",

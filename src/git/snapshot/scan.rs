@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use git2::{Index, ObjectType, Odb, Oid, Repository, Status};
@@ -13,9 +12,11 @@ use git2::{Index, ObjectType, Odb, Oid, Repository, Status};
 use super::super::error::{GitError, git_err, io_err};
 use super::super::repo::{Repo, lossy, metadata_if_present, raw_path};
 use super::filters::Filters;
-use super::stat::{GITLINK_MODE, IndexStat, LINK_MODE, Stamp, StatKey, old_enough, stamp_of};
+use super::stat::{
+    FileStat, GITLINK_MODE, IndexStat, LINK_MODE, Stamp, StatKey, old_enough, stamp_of, stat_each,
+};
 use super::walk::Walk;
-use super::{Check, Content, Entry, HeadState, PERMISSION_BITS, Snapshot, Tracked};
+use super::{Check, Content, Entry, HeadState, Snapshot, Tracked};
 
 /// Files at least this large that must be kept whole go to the object database at once
 /// instead of memory (a large LFS object, a big untracked file).
@@ -40,10 +41,15 @@ impl Repo {
         let common_dir = repo.commondir().to_path_buf();
         let index_path = git_dir.join("index");
         let index_bytes = read_optional(&index_path)?;
-        let index_mtime = match metadata_if_present(&index_path)? {
-            Some(meta) => stamp_of(&meta),
+        let index_meta = metadata_if_present(&index_path)?;
+        let index_mtime = match &index_meta {
+            Some(meta) => stamp_of(meta),
             None => Stamp { secs: 0, nanos: 0 },
         };
+        let index_key = index_meta
+            .map(|meta| FileStat::of(&meta))
+            .filter(|stat| old_enough(stat, started))
+            .map(|stat| StatKey::of(&stat));
         let mut index = repo.index().map_err(git_err("read the index"))?;
         let mut snapshot = Snapshot {
             root: self.root.clone(),
@@ -52,6 +58,7 @@ impl Repo {
             started,
             index: index_bytes,
             index_mtime,
+            index_key,
             tracked: Vec::new(),
             gitlinks: Vec::new(),
             entries: BTreeMap::new(),
@@ -91,8 +98,54 @@ impl Repo {
                 .map(|t| t.path.as_slice())
                 .filter(|p| raw_path(p).file_name() == Some(".gitattributes".as_ref())),
         );
-        for at in 0..snapshot.tracked.len() {
-            let found = inspect(&repo, &odb, &filters, &snapshot, &snapshot.tracked[at])?;
+        // One stat of every tracked file, in bulk; the few the index does not prove clean
+        // are looked at one by one.
+        let index_mtime = snapshot.index_mtime;
+        let first = stat_each(
+            &self.root,
+            &snapshot.tracked,
+            |t| t.path.as_slice(),
+            |t, stat| match stat {
+                Some(stat)
+                    if t.stat.matches(&stat)
+                        && !t.stat.racy(index_mtime)
+                        && !t.stat.git_ignores_worktree() =>
+                {
+                    First::Clean {
+                        old: old_enough(&stat, started),
+                        permissions: if t.stat.mode() == LINK_MODE {
+                            0
+                        } else {
+                            stat.permissions()
+                        },
+                    }
+                }
+                other => First::Look(other.map(Box::new)),
+            },
+        )
+        .map_err(io_err(format!(
+            "inspect the files of {}",
+            self.root.display()
+        )))?;
+        for (at, first) in first.into_iter().enumerate() {
+            let tracked = &snapshot.tracked[at];
+            let filtered = !filters.none()
+                && tracked.stat.mode() != LINK_MODE
+                && filters.may_apply(&repo, &tracked.path);
+            let found = match first {
+                First::Clean { old, permissions } if !filtered => Inspected {
+                    check: if old { Check::Index } else { Check::Content },
+                    permissions,
+                    entry: None,
+                    dirty: false,
+                },
+                First::Clean { .. } => {
+                    let stat = FileStat::at(&self.root.join(raw_path(&tracked.path)))
+                        .map_err(io_err("inspect a tracked file"))?;
+                    inspect(&repo, &odb, &snapshot, tracked, stat)?
+                }
+                First::Look(stat) => inspect(&repo, &odb, &snapshot, tracked, stat.map(|s| *s))?,
+            };
             let tracked = &mut snapshot.tracked[at];
             tracked.check = found.check;
             tracked.permissions = found.permissions;
@@ -121,8 +174,13 @@ impl Repo {
         snapshot.dirs = dirs;
         dirty.extend(staged(&repo, &mut index)?);
         snapshot.dirty = dirty.into_iter().collect();
+        let count =
+            |check: fn(&Check) -> bool| snapshot.tracked.iter().filter(|t| check(&t.check)).count();
         tracing::debug!(
             tracked = snapshot.tracked.len(),
+            by_index = count(|c| *c == Check::Index),
+            by_own_stat = count(|c| matches!(c, Check::Own(_))),
+            by_content = count(|c| *c == Check::Content),
             kept_whole = snapshot.entries.len(),
             dirs = snapshot.dirs.len(),
             root = %self.root.display(),
@@ -130,6 +188,13 @@ impl Repo {
         );
         Ok(snapshot)
     }
+}
+
+/// What one stat says about a tracked file: clean by the index's stat data, or to be looked
+/// at (its stat data, if it exists).
+enum First {
+    Clean { old: bool, permissions: u32 },
+    Look(Option<Box<FileStat>>),
 }
 
 /// What the snapshot learned about one tracked file.
@@ -142,60 +207,43 @@ struct Inspected {
     dirty: bool,
 }
 
+/// Look at a tracked file the index's stat data does not prove clean: hash it, and keep it
+/// whole if its bytes are not its blob's.
 fn inspect(
     repo: &Repository,
     odb: &Odb<'_>,
-    filters: &Filters,
     snapshot: &Snapshot,
     tracked: &Tracked,
+    stat: Option<FileStat>,
 ) -> Result<Inspected, GitError> {
     let abs = snapshot.root.join(raw_path(&tracked.path));
-    let stat = &tracked.stat;
-    let Some(meta) = metadata_if_present(&abs)? else {
-        return Ok(explicit(Entry::Absent, 0, !stat.skip_worktree()));
+    let index = &tracked.stat;
+    let Some(stat) = stat else {
+        return Ok(explicit(Entry::Absent, 0, !index.skip_worktree()));
     };
-    let is_link = stat_is_link(stat);
-    let kind_differs = if is_link {
-        !meta.file_type().is_symlink()
-    } else {
-        !meta.is_file()
-    };
-    if meta.is_dir() {
+    if stat.is_dir() {
         // A directory where a tracked file was: the file is absent, the walk finds what is
         // inside.
         return Ok(explicit(Entry::Absent, 0, true));
     }
-    let permissions = if is_link {
-        0
+    let is_link = index.mode() == LINK_MODE;
+    let kind_differs = if is_link {
+        !stat.is_symlink()
     } else {
-        meta.permissions().mode() & PERMISSION_BITS
+        !stat.is_file()
     };
-    let filtered = !filters.none() && !is_link && filters.may_apply(repo, &tracked.path);
-    let trusted = stat.matches(&meta)
-        && !stat.racy(snapshot.index_mtime)
-        && !stat.git_ignores_worktree()
-        && !filtered;
-    let old = old_enough(&meta, snapshot.started);
-    if trusted {
-        let check = if old { Check::Index } else { Check::Content };
-        return Ok(Inspected {
-            check,
-            permissions,
-            entry: None,
-            dirty: false,
-        });
-    }
-    let same = !kind_differs && same_as_blob(&abs, &meta, tracked.oid, odb)?;
+    let permissions = if is_link { 0 } else { stat.permissions() };
+    let same = !kind_differs && same_as_blob(&abs, &stat, tracked.oid, odb)?;
     if same {
-        let check = if old {
-            Check::Own(StatKey::of(&meta))
+        let check = if old_enough(&stat, snapshot.started) {
+            Check::Own(StatKey::of(&stat))
         } else {
             Check::Content
         };
         // The bytes are the blob's; git still reports a lost or gained executable bit.
         let mode_changed = !is_link
-            && (meta.mode() & 0o100 != 0) != (stat_mode_executable(stat))
-            && !stat.git_ignores_worktree()
+            && stat.executable() != (index.mode() & 0o100 != 0)
+            && !index.git_ignores_worktree()
             && git_reports_change(repo, &tracked.path);
         return Ok(Inspected {
             check,
@@ -205,11 +253,11 @@ fn inspect(
         });
     }
     let Some(entry) = kept_whole(odb, &abs)? else {
-        return Ok(explicit(Entry::Absent, 0, !stat.skip_worktree()));
+        return Ok(explicit(Entry::Absent, 0, !index.skip_worktree()));
     };
     // Bytes that are not the blob: a real change, or a checkout filter's work (git's status
     // applies the filters and says which).
-    let dirty = !stat.git_ignores_worktree() && git_reports_change(repo, &tracked.path);
+    let dirty = !index.git_ignores_worktree() && git_reports_change(repo, &tracked.path);
     Ok(explicit(entry, permissions, dirty))
 }
 
@@ -222,14 +270,6 @@ fn explicit(entry: Entry, permissions: u32, dirty: bool) -> Inspected {
     }
 }
 
-fn stat_is_link(stat: &IndexStat) -> bool {
-    stat.mode() == LINK_MODE
-}
-
-fn stat_mode_executable(stat: &IndexStat) -> bool {
-    stat.mode() & 0o100 != 0
-}
-
 /// Whether git's own status (with filters and `core.fileMode`) calls the file changed.
 fn git_reports_change(repo: &Repository, path: &[u8]) -> bool {
     repo.status_file(raw_path(path))
@@ -239,17 +279,17 @@ fn git_reports_change(repo: &Repository, path: &[u8]) -> bool {
 /// Whether the file at `abs` holds exactly the blob's bytes (a link: its target).
 pub(crate) fn same_as_blob(
     abs: &Path,
-    meta: &fs::Metadata,
+    stat: &FileStat,
     oid: Oid,
     odb: &Odb<'_>,
 ) -> Result<bool, GitError> {
-    if meta.file_type().is_symlink() {
+    if stat.is_symlink() {
         let target = fs::read_link(abs).map_err(io_err(format!("read link {}", abs.display())))?;
         let blob = odb.read(oid).map_err(git_err(format!("read blob {oid}")))?;
         return Ok(blob.data() == target.as_os_str().as_bytes());
     }
     if let Ok((size, _)) = odb.read_header(oid)
-        && size as u64 != meta.len()
+        && size as u64 != stat.len()
     {
         return Ok(false);
     }
@@ -259,16 +299,17 @@ pub(crate) fn same_as_blob(
 /// The file at `abs` kept whole: its bytes (large ones in the object database) and
 /// permission bits, or its link target; `None` when it vanished meanwhile.
 fn kept_whole(odb: &Odb<'_>, abs: &Path) -> Result<Option<Entry>, GitError> {
-    let Some(meta) = metadata_if_present(abs)? else {
+    let Some(stat) = FileStat::at(abs).map_err(io_err(format!("inspect {}", abs.display())))?
+    else {
         return Ok(None);
     };
-    if meta.file_type().is_symlink() {
+    if stat.is_symlink() {
         let target = fs::read_link(abs).map_err(io_err(format!("read link {}", abs.display())))?;
         return Ok(Some(Entry::Symlink {
             target: target.as_os_str().as_bytes().to_vec(),
         }));
     }
-    if !meta.is_file() {
+    if !stat.is_file() {
         return Ok(None);
     }
     let bytes = match fs::read(abs) {
@@ -281,7 +322,7 @@ fn kept_whole(odb: &Odb<'_>, abs: &Path) -> Result<Option<Entry>, GitError> {
             });
         }
     };
-    let content = if meta.len() >= LARGE_FILE_BYTES {
+    let content = if stat.len() >= LARGE_FILE_BYTES {
         Content::Blob(
             odb.write(ObjectType::Blob, &bytes)
                 .map_err(git_err(format!(
@@ -294,7 +335,7 @@ fn kept_whole(odb: &Odb<'_>, abs: &Path) -> Result<Option<Entry>, GitError> {
     };
     Ok(Some(Entry::File {
         content,
-        permissions: meta.permissions().mode() & PERMISSION_BITS,
+        permissions: stat.permissions(),
     }))
 }
 

@@ -7,16 +7,16 @@
 //! ignore rules. Nested repositories (a directory with a `.git`) and submodules are left alone,
 //! as git leaves them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use git2::Repository;
 
-use super::super::error::{GitError, git_err, io_err};
+use super::super::error::{GitError, git_err};
 use super::super::repo::raw_path;
-use super::stat::{StatKey, old_enough};
+use super::stat::{FileStat, StatKey, old_enough, stat_each};
 use super::{Entry, Snapshot};
 
 /// What the snapshot knows about a path.
@@ -38,6 +38,8 @@ pub(crate) struct Walk<'a> {
     pub found: Vec<Vec<u8>>,
     /// Directories read, with their stat data when old enough to prove them unchanged.
     pub dirs: BTreeMap<Vec<u8>, Option<StatKey>>,
+    /// The tracked paths, hashed, for a walk that looks up every name of the tree.
+    tracked: Option<HashSet<&'a [u8]>>,
 }
 
 impl<'a> Walk<'a> {
@@ -47,11 +49,14 @@ impl<'a> Walk<'a> {
             repo,
             found: Vec::new(),
             dirs: BTreeMap::new(),
+            tracked: None,
         }
     }
 
     /// Walk the whole tree from the root.
     pub(crate) fn everything(&mut self) -> Result<(), GitError> {
+        let snapshot: &'a Snapshot = self.snapshot;
+        self.tracked = Some(snapshot.tracked.iter().map(|t| t.path.as_slice()).collect());
         self.visit(Vec::new(), None)
     }
 
@@ -63,20 +68,30 @@ impl<'a> Walk<'a> {
         if recorded.is_empty() {
             return self.everything();
         }
-        for (dir, key) in recorded {
-            let abs = self.snapshot.root.join(raw_path(dir));
-            let Ok(meta) = fs::symlink_metadata(&abs) else {
+        let listed: Vec<(&Vec<u8>, &Option<StatKey>)> = recorded.iter().collect();
+        let changed = stat_each(
+            &self.snapshot.root,
+            &listed,
+            |(dir, _)| dir.as_slice(),
+            |(_, key), stat| match stat {
                 // Gone: the tracked files under it are recreated, nothing there to remove.
-                continue;
-            };
-            if !meta.is_dir() {
+                None => false,
                 // Replaced by a file or link: its parent changed too and is read.
-                continue;
+                Some(stat) if !stat.is_dir() => false,
+                Some(stat) => key.is_none_or(|key| key != StatKey::of(&stat)),
+            },
+        )
+        .map_err(|source| GitError::Io {
+            what: format!(
+                "inspect the directories of {}",
+                self.snapshot.root.display()
+            ),
+            source,
+        })?;
+        for ((dir, _), changed) in listed.into_iter().zip(changed) {
+            if changed {
+                self.read_dir(dir, Some(recorded))?;
             }
-            if key.is_some_and(|key| key == StatKey::of(&meta)) {
-                continue;
-            }
-            self.read_dir(dir, Some(recorded))?;
         }
         Ok(())
     }
@@ -89,8 +104,13 @@ impl<'a> Walk<'a> {
         skip: Option<&BTreeMap<Vec<u8>, Option<StatKey>>>,
     ) -> Result<(), GitError> {
         let abs = self.snapshot.root.join(raw_path(&dir));
-        let meta = fs::symlink_metadata(&abs)
-            .map_err(io_err(format!("inspect directory {}", abs.display())))?;
+        let Some(meta) = FileStat::at(&abs).map_err(|source| GitError::Io {
+            what: format!("inspect directory {}", abs.display()),
+            source,
+        })?
+        else {
+            return Ok(());
+        };
         let key = old_enough(&meta, self.snapshot.started).then(|| StatKey::of(&meta));
         self.dirs.insert(dir.clone(), key);
         self.read_dir(&dir, skip)
@@ -114,34 +134,41 @@ impl<'a> Walk<'a> {
             }
         };
         let mut subdirs = Vec::new();
+        let read_error = |source| GitError::Io {
+            what: format!("read directory {}", abs.display()),
+            source,
+        };
+        // One buffer for every name's path: most names are only looked up.
+        let mut path = dir.to_vec();
+        if !path.is_empty() {
+            path.push(b'/');
+        }
+        let prefix = path.len();
         for item in items {
-            let item = item.map_err(io_err(format!("read directory {}", abs.display())))?;
+            let item = item.map_err(read_error)?;
             let name = item.file_name();
             let name = name.as_bytes();
             if name == b".git" {
                 continue;
             }
-            let path = join(dir, name);
-            let file_type = item.file_type().map_err(io_err(format!(
-                "inspect {}",
-                abs.join(item.file_name()).display()
-            )))?;
-            let is_dir = file_type.is_dir();
+            path.truncate(prefix);
+            path.extend_from_slice(name);
+            let is_dir = item.file_type().map_err(read_error)?.is_dir();
             match (self.known(&path), is_dir) {
                 (Known::Gitlink, _) => {}
                 (Known::File, false) => {}
-                (Known::TrackedDir, true) => subdirs.push(path),
+                (Known::TrackedDir, true) => subdirs.push(path.clone()),
                 // A file where the snapshot had a directory of tracked files, or a directory
                 // where it had a file: what is in the way is new.
                 (Known::TrackedDir, false) | (Known::Unknown, false) => {
                     if !self.ignored(&path, false)? {
-                        self.found.push(path);
+                        self.found.push(path.clone());
                     }
                 }
                 (Known::File, true) | (Known::Unknown, true) => {
                     let nested_repo = abs.join(item.file_name()).join(".git").exists();
                     if !nested_repo && !self.ignored(&path, true)? {
-                        subdirs.push(path);
+                        subdirs.push(path.clone());
                     }
                 }
             }
@@ -159,11 +186,13 @@ impl<'a> Walk<'a> {
         let snapshot = self.snapshot;
         if snapshot.is_gitlink(path) {
             Known::Gitlink
-        } else if snapshot.tracked_entry(path).is_some()
-            || snapshot
-                .entries
-                .get(path)
-                .is_some_and(|e| !matches!(e, Entry::Absent))
+        } else if self.tracked.as_ref().map_or_else(
+            || snapshot.tracked_entry(path).is_some(),
+            |set| set.contains(path),
+        ) || snapshot
+            .entries
+            .get(path)
+            .is_some_and(|e| !matches!(e, Entry::Absent))
         {
             Known::File
         } else if snapshot.has_tracked_under(path) {
@@ -188,14 +217,4 @@ impl<'a> Walk<'a> {
                 String::from_utf8_lossy(path)
             )))
     }
-}
-
-fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut path = Vec::with_capacity(dir.len() + 1 + name.len());
-    if !dir.is_empty() {
-        path.extend_from_slice(dir);
-        path.push(b'/');
-    }
-    path.extend_from_slice(name);
-    path
 }

@@ -514,3 +514,75 @@ fn each_linked_worktree_has_its_own_lock_and_journal() {
     journal.finish().unwrap();
     assert!(git.find_reference("refs/efix/worktrees/wt").is_err());
 }
+
+#[test]
+fn restoring_only_what_efix_wrote_costs_nothing_else_and_a_full_restore_still_covers_all() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    freshen_index(root);
+    let before = tree_fingerprint(root).unwrap();
+    let mut snapshot = repo.snapshot_started_at(later()).unwrap();
+    snapshot.note_written(["src/lib.rs", "tests/new/regression.rs"]);
+    write(
+        root,
+        "src/lib.rs",
+        b"pub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+    );
+    write(root, "tests/new/regression.rs", b"#[test]\nfn r() {}\n");
+    // Not efix's: only a full restore looks at it.
+    write(root, "README.md", b"# changed by a command\n");
+
+    let report = snapshot.restore_written().unwrap();
+    assert_eq!(report.rewritten, vec!["src/lib.rs"]);
+    assert_eq!(report.removed, vec!["tests/new/regression.rs"]);
+    assert_eq!(report.removed_dirs, vec!["tests/new"]);
+    assert_eq!(
+        fs::read(root.join("README.md")).unwrap(),
+        b"# changed by a command\n"
+    );
+    let report = snapshot.restore().unwrap();
+    assert_eq!(report.rewritten, vec!["README.md"]);
+    assert_eq!(tree_fingerprint(root).unwrap(), before);
+}
+
+#[test]
+fn many_files_are_checked_in_bulk_on_several_threads_with_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let contents: Vec<(String, Vec<u8>)> = (0..9000)
+        .map(|n| {
+            (
+                format!("d{}/e{}/f{n}.txt", n % 7, n % 13),
+                format!("{n}\n").into_bytes(),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = contents
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let repo = init_with_files(dir.path(), &files, "many").unwrap();
+    freshen_index(dir.path());
+    let before = tree_fingerprint(dir.path()).unwrap();
+    let snapshot = repo.snapshot_started_at(later()).unwrap();
+    assert!(
+        checks(&snapshot)
+            .iter()
+            .all(|(_, check)| *check == Check::Index)
+    );
+    for n in [0, 4500, 8999] {
+        write(
+            dir.path(),
+            &format!("d{}/e{}/f{n}.txt", n % 7, n % 13),
+            b"changed\n",
+        );
+    }
+    fs::remove_dir_all(dir.path().join("d3/e5")).unwrap();
+    let report = snapshot.restore().unwrap();
+    assert_eq!(
+        report.rewritten,
+        vec!["d0/e0/f0.txt", "d4/e3/f8999.txt", "d6/e2/f4500.txt"]
+    );
+    // Every n with n % 7 == 3 and n % 13 == 5.
+    assert_eq!(report.recreated.len(), 99);
+    assert_eq!(tree_fingerprint(dir.path()).unwrap(), before);
+}
