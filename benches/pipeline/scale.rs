@@ -4,10 +4,10 @@
 //! directories, committed with git, the index refreshed after the files have aged past the
 //! snapshot's stat margin), warms it up with one run, then starts one child process per timed
 //! run. The child runs the pipeline in process and reports its wall time, the commands' own
-//! durations, the time spent in the traced parts (`snapshot`, `journal`, `restore`, `localize`), its own
-//! CPU time (`getrusage(RUSAGE_SELF)`: the commands are other processes) and its peak RSS
-//! (`VmHWM` from `/proc/self/status`: this process's address space only, the commands it ran
-//! excluded).
+//! durations, the time spent in the traced parts (`snapshot`, `journal`, `restore` after
+//! commands ran, `restore_written` when only efix wrote, `localize`), its own CPU time
+//! (`getrusage(RUSAGE_SELF)`: the commands are other processes) and its peak RSS (`VmHWM` from
+//! `/proc/self/status`: this process's address space only, the commands it ran excluded).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,13 @@ const FILES_PER_DIR: usize = 20;
 /// margin (2 s), as the files of any real checkout are.
 const AGE: Duration = Duration::from_secs(3);
 /// Spans of the product whose time is reported.
-const TRACED: &[&str] = &["snapshot", "journal", "restore", "localize"];
+const TRACED: &[&str] = &[
+    "snapshot",
+    "journal",
+    "restore",
+    "restore_written",
+    "localize",
+];
 
 /// One child run's figures.
 #[derive(Debug, Default, Clone)]
@@ -80,6 +86,16 @@ pub(crate) fn overhead() {
         let scratch = tempfile::tempdir().unwrap();
         let (root, bytes) = generate(scratch.path(), size);
         let artifacts = scratch.path().join("artifacts");
+        // What the machine takes to tell the same tree's status, for scale.
+        let git_status = median(
+            (0..5)
+                .map(|_| {
+                    let started = Instant::now();
+                    git(&root, &["status", "--porcelain"]);
+                    started.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect(),
+        );
         // The first run builds the crate; its figures are not kept.
         run_child(&root, &artifacts);
         let figures: Vec<Figures> = (0..runs).map(|_| run_child(&root, &artifacts)).collect();
@@ -95,7 +111,7 @@ pub(crate) fn overhead() {
             line.push_str(&format!(" {ms:>8.1}ms"));
         }
         line.push_str(&format!(
-            " {:>9.0} {:>7.1}ms {:>6.1}MiB",
+            " {:>9.0} {:>7.1}ms {:>6.1}MiB {git_status:>8.1}ms",
             median(figures.iter().map(|f| f.restores).collect()),
             median(figures.iter().map(|f| f.cpu_ms).collect()),
             median(figures.iter().map(|f| f.vmhwm_kib).collect()) / 1024.0,
@@ -112,7 +128,9 @@ pub(crate) fn overhead() {
     }
     println!(
         "  (overhead = wall time minus the commands' own durations, median; the traced parts are \
-         the medians of the time a run spent in them, all restores of a run together)"
+         the medians of the time a run spent in them, all restores of a run together; efix CPU = \
+         user + system time of the efix process; git status = median wall time of `git status \
+         --porcelain` on the same tree)"
     );
 }
 

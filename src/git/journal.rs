@@ -143,7 +143,8 @@ impl Journal {
             },
         };
         if let Some(index) = &snapshot.index {
-            write_durable(&dir.join(INDEX_COPY), index)?;
+            // The journal's own write below syncs the directory for both renames.
+            write_synced(&dir.join(INDEX_COPY), index)?;
         }
         let journal = Journal {
             dir,
@@ -404,6 +405,7 @@ fn reload(
         index_mtime,
         index_key: None,
         tracked,
+        own: Vec::new(),
         gitlinks,
         entries,
         dirs: BTreeMap::new(),
@@ -424,19 +426,33 @@ fn reload(
 /// Write through a temporary file, `fsync` it, rename it into place and `fsync` the
 /// directory, so the file is either the old one or the new one whole, even after a crash.
 fn write_durable(path: &Path, bytes: &[u8]) -> Result<(), GitError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let what = || format!("write {}", path.display());
-    let mut file = File::create(&tmp).map_err(io_err(what()))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(io_err(what()))?;
-    fs::rename(&tmp, path).map_err(io_err(what()))?;
+    write_synced(path, bytes)?;
     match path.parent() {
         Some(dir) => sync_dir(dir),
         None => Ok(()),
     }
+}
+
+/// [`write_durable`] without the directory's `fsync` (the caller does it once for several).
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), GitError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let what = || format!("write {}", path.display());
+    let mut file = File::create(&tmp).map_err(|e| GitError::Io {
+        what: what(),
+        source: e,
+    })?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(|e| GitError::Io {
+            what: what(),
+            source: e,
+        })?;
+    fs::rename(&tmp, path).map_err(|e| GitError::Io {
+        what: what(),
+        source: e,
+    })
 }
 
 fn sync_dir(dir: &Path) -> Result<(), GitError> {

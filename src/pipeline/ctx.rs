@@ -61,10 +61,11 @@ impl Ctx<'_> {
     /// Put the working tree back exactly as it was at the start: everything after a command
     /// ran, else only what efix wrote.
     pub(crate) fn restore(&mut self) -> Result<(), PipelineError> {
-        let _span = tracing::debug_span!("restore").entered();
         let report = if self.commands_since_restore {
+            let _span = tracing::debug_span!("restore").entered();
             self.snapshot.restore()?
         } else {
+            let _span = tracing::debug_span!("restore_written").entered();
             self.snapshot.restore_written()?
         };
         self.commands_since_restore = false;

@@ -68,8 +68,9 @@ pub(crate) enum Entry {
 pub(crate) enum Check {
     /// Its stat data still equals the index's.
     Index,
-    /// Its stat data still equals the snapshot's (the index's was stale; the file was hashed).
-    Own(StatKey),
+    /// Its stat data still equals the snapshot's, kept at this place in [`Snapshot::own`] (the
+    /// index's was stale; the file was hashed).
+    Own(u32),
     /// Only by its content: its stat data cannot prove it (changed too close to the snapshot).
     Content,
     /// Not at all: an [`Entry`] describes it.
@@ -113,6 +114,8 @@ pub struct Snapshot {
     pub(crate) index_key: Option<StatKey>,
     /// Stage-0 entries other than gitlinks, sorted by path.
     pub(crate) tracked: Vec<Tracked>,
+    /// The snapshot's own stat data of the files [`Check::Own`] names.
+    pub(crate) own: Vec<StatKey>,
     /// Submodule paths: never listed, walked or restored.
     pub(crate) gitlinks: Vec<Vec<u8>>,
     pub(crate) entries: BTreeMap<Vec<u8>, Entry>,

@@ -272,7 +272,7 @@ impl Snapshot {
                 !self.written.contains(&tracked.path)
                     && match check {
                         Check::Index => tracked.stat.matches(stat),
-                        Check::Own(key) => key == StatKey::of(stat),
+                        Check::Own(at) => self.own.get(at as usize) == Some(&StatKey::of(stat)),
                         Check::Content | Check::Explicit => false,
                     }
             }

@@ -59,7 +59,8 @@ impl Repo {
             index: index_bytes,
             index_mtime,
             index_key,
-            tracked: Vec::new(),
+            tracked: Vec::with_capacity(index.len()),
+            own: Vec::new(),
             gitlinks: Vec::new(),
             entries: BTreeMap::new(),
             dirs: BTreeMap::new(),
@@ -135,6 +136,7 @@ impl Repo {
             let found = match first {
                 First::Clean { old, permissions } if !filtered => Inspected {
                     check: if old { Check::Index } else { Check::Content },
+                    own: None,
                     permissions,
                     entry: None,
                     dirty: false,
@@ -146,8 +148,15 @@ impl Repo {
                 }
                 First::Look(stat) => inspect(&repo, &odb, &snapshot, tracked, stat.map(|s| *s))?,
             };
+            let check = match (found.check, found.own) {
+                (Check::Own(_), Some(key)) => {
+                    snapshot.own.push(key);
+                    Check::Own(u32::try_from(snapshot.own.len() - 1).unwrap_or(u32::MAX))
+                }
+                (check, _) => check,
+            };
             let tracked = &mut snapshot.tracked[at];
-            tracked.check = found.check;
+            tracked.check = check;
             tracked.permissions = found.permissions;
             if found.dirty {
                 dirty.insert(lossy(&tracked.path));
@@ -200,6 +209,8 @@ enum First {
 /// What the snapshot learned about one tracked file.
 struct Inspected {
     check: Check,
+    /// The file's own stat data, for [`Check::Own`].
+    own: Option<StatKey>,
     permissions: u32,
     /// Set when the index does not describe the file.
     entry: Option<Entry>,
@@ -236,7 +247,8 @@ fn inspect(
     let same = !kind_differs && same_as_blob(&abs, &stat, tracked.oid, odb)?;
     if same {
         let check = if old_enough(&stat, snapshot.started) {
-            Check::Own(StatKey::of(&stat))
+            // Numbered by the caller, which keeps the stat data in `Snapshot::own`.
+            Check::Own(u32::MAX)
         } else {
             Check::Content
         };
@@ -247,6 +259,7 @@ fn inspect(
             && git_reports_change(repo, &tracked.path);
         return Ok(Inspected {
             check,
+            own: Some(StatKey::of(&stat)),
             permissions,
             entry: None,
             dirty: mode_changed,
@@ -264,6 +277,7 @@ fn inspect(
 fn explicit(entry: Entry, permissions: u32, dirty: bool) -> Inspected {
     Inspected {
         check: Check::Explicit,
+        own: None,
         permissions,
         entry: Some(entry),
         dirty,
@@ -272,8 +286,10 @@ fn explicit(entry: Entry, permissions: u32, dirty: bool) -> Inspected {
 
 /// Whether git's own status (with filters and `core.fileMode`) calls the file changed.
 fn git_reports_change(repo: &Repository, path: &[u8]) -> bool {
-    repo.status_file(raw_path(path))
-        .map_or(true, |status| status != Status::CURRENT)
+    // An error reading the status counts as a change: efix then refuses to start.
+    !repo
+        .status_file(raw_path(path))
+        .is_ok_and(|status| status == Status::CURRENT)
 }
 
 /// Whether the file at `abs` holds exactly the blob's bytes (a link: its target).
