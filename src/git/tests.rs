@@ -503,7 +503,17 @@ fn restore_puts_head_back_on_the_branch_after_a_checkout() {
 fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
     let (dir, repo) = fixture();
     let path = dir.path().join("src/main.rs");
-    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    // The same bytes written again, with another mtime: the index's stat data no longer
+    // matches the file, so the snapshot hashes it and proves it untouched later by its own
+    // stat data.
+    fs::write(&path, fs::read(&path).unwrap()).unwrap();
+    let mtime = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
     // As if the snapshot ran a minute from now: every file is old enough for the shortcut.
     let later = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -511,8 +521,6 @@ fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
         .as_secs() as i64
         + 60;
     let snapshot = repo.snapshot_started_at(later).unwrap();
-    // The index was written in the same second as the files (racily clean), so the snapshot
-    // hashed them and proves them untouched by its own stat data.
     assert!(matches!(
         snapshot.tracked_entry(b"src/main.rs").unwrap().check,
         super::snapshot::Check::Own(_)
