@@ -26,6 +26,7 @@
 #[path = "pipeline/scale.rs"]
 mod scale;
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -66,56 +67,68 @@ pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The configuration of a demo run at `root`: the defaults, the replay engine.
+pub(crate) fn demo_config(root: &Path) -> Config {
+    let overrides = Overrides {
+        repo: root.to_path_buf(),
+        engine: Some(EngineKind::Replay),
+        ..Overrides::default()
+    };
+    Config::resolve(None, &overrides, &Env::capture()).unwrap()
+}
+
+/// One dry run of the demo's pipeline at `root`, in this process: its wall time, the time its
+/// commands took by their own account (ms), and how many commands it ran.
+pub(crate) fn demo_run(root: &Path, artifacts: &Path, config: &Config) -> (Duration, f64, usize) {
+    let mut engine = ReplayEngine::from_str("demo", pipeline::demo::REPLAY).unwrap();
+    let options = RunOptions {
+        repo: root.to_path_buf(),
+        command: pipeline::demo::COMMAND.to_owned(),
+        suites: Vec::new(),
+        artifacts: Some(artifacts.to_path_buf()),
+        dry_run: true,
+        repeat: 1,
+        engine: EngineSpec {
+            kind: "replay".to_owned(),
+            replay: None,
+        },
+    };
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let (summary, _) = pipeline::run(
+        &options,
+        config,
+        &mut engine,
+        Reporter::quiet(),
+        &cancel,
+        None,
+    )
+    .unwrap();
+    let total = started.elapsed();
+    assert_eq!(summary.status_text, "fixed and proven");
+    let evidence = pipeline::verify::read_evidence(artifacts).unwrap();
+    let in_commands: u64 = evidence
+        .commands
+        .iter()
+        .filter_map(|c| c.outcome.as_ref())
+        .map(|o| o.duration_ms)
+        .sum();
+    (total, in_commands as f64, evidence.commands.len())
+}
+
 fn pipeline_overhead() {
     let scratch = tempfile::tempdir().unwrap();
     let root = pipeline::demo::prepare(scratch.path()).unwrap();
     let artifacts = scratch.path().join("artifacts");
-    let overrides = Overrides {
-        repo: root.clone(),
-        engine: Some(EngineKind::Replay),
-        ..Overrides::default()
-    };
-    let config = Config::resolve(None, &overrides, &Env::capture()).unwrap();
-    let cancel = AtomicBool::new(false);
+    let config = demo_config(&root);
     let mut overheads = Vec::new();
     let mut totals = Vec::new();
     let mut commands = 0;
     for _ in 0..PIPELINE_RUNS {
-        let mut engine = ReplayEngine::from_str("demo", pipeline::demo::REPLAY).unwrap();
-        let options = RunOptions {
-            repo: root.clone(),
-            command: pipeline::demo::COMMAND.to_owned(),
-            suites: Vec::new(),
-            artifacts: Some(artifacts.clone()),
-            dry_run: true,
-            repeat: 1,
-            engine: EngineSpec {
-                kind: "replay".to_owned(),
-                replay: None,
-            },
-        };
-        let started = Instant::now();
-        let (summary, _) = pipeline::run(
-            &options,
-            &config,
-            &mut engine,
-            Reporter::quiet(),
-            &cancel,
-            None,
-        )
-        .unwrap();
-        let total = started.elapsed();
-        assert_eq!(summary.status_text, "fixed and proven");
-        let evidence = pipeline::verify::read_evidence(&artifacts).unwrap();
-        let in_commands: u64 = evidence
-            .commands
-            .iter()
-            .filter_map(|c| c.outcome.as_ref())
-            .map(|o| o.duration_ms)
-            .sum();
-        commands = evidence.commands.len();
+        let (total, in_commands, ran) = demo_run(&root, &artifacts, &config);
+        commands = ran;
         totals.push(total.as_secs_f64() * 1000.0);
-        overheads.push(total.as_secs_f64() * 1000.0 - in_commands as f64);
+        overheads.push(total.as_secs_f64() * 1000.0 - in_commands);
     }
     println!("pipeline: demo run (dry run), {PIPELINE_RUNS} runs, {commands} commands each");
     println!("  total            median {:8.1} ms", median(totals));

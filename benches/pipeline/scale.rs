@@ -12,20 +12,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use efix::config::{Config, EngineKind, Env, Overrides};
-use efix::engine::replay::ReplayEngine;
-use efix::pipeline::{self, EngineSpec, RunOptions};
-use efix::report::Reporter;
+use efix::pipeline;
 use tracing::span::{Attributes, Id};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
-use super::median;
+use super::{demo_config, demo_run, median};
 
 /// First argument that makes the bench binary a timed child run.
 pub(crate) const CHILD_FLAG: &str = "--scale-child";
@@ -241,45 +237,8 @@ pub(crate) fn child(args: &[String]) {
     let times = SpanTimes::default();
     let subscriber = tracing_subscriber::registry().with(times.clone());
     tracing::subscriber::set_global_default(subscriber).unwrap();
-    let overrides = Overrides {
-        repo: root.clone(),
-        engine: Some(EngineKind::Replay),
-        ..Overrides::default()
-    };
-    let config = Config::resolve(None, &overrides, &Env::capture()).unwrap();
-    let mut engine = ReplayEngine::from_str("demo", pipeline::demo::REPLAY).unwrap();
-    let options = RunOptions {
-        repo: root,
-        command: pipeline::demo::COMMAND.to_owned(),
-        suites: Vec::new(),
-        artifacts: Some(artifacts.clone()),
-        dry_run: true,
-        repeat: 1,
-        engine: EngineSpec {
-            kind: "replay".to_owned(),
-            replay: None,
-        },
-    };
-    let cancel = AtomicBool::new(false);
-    let started = Instant::now();
-    let (summary, _) = pipeline::run(
-        &options,
-        &config,
-        &mut engine,
-        Reporter::quiet(),
-        &cancel,
-        None,
-    )
-    .unwrap();
-    let total = started.elapsed();
-    assert_eq!(summary.status_text, "fixed and proven");
-    let evidence = pipeline::verify::read_evidence(&artifacts).unwrap();
-    let in_commands: u64 = evidence
-        .commands
-        .iter()
-        .filter_map(|c| c.outcome.as_ref())
-        .map(|o| o.duration_ms)
-        .sum();
+    let config = demo_config(&root);
+    let (total, in_commands, _) = demo_run(&root, &artifacts, &config);
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let vmhwm: f64 = status
         .lines()

@@ -38,6 +38,25 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     fs::write(path, bytes).unwrap();
 }
 
+/// As if the snapshot ran a minute from now: every file is older than the stat margin.
+fn later() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60
+}
+
+/// Set a file's modification time (which also moves its status-change time to now).
+fn set_mtime(path: &Path, mtime: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
 fn stage(root: &Path, rel: &str) {
     let repo = Repository::open(root).unwrap();
     let mut index = repo.index().unwrap();
@@ -424,13 +443,8 @@ fn measure_snapshot_and_restore_of_ten_thousand_files() {
         .collect();
     let repo = init_with_files(dir.path(), &files, "many").unwrap();
     // Files in a real checkout are older than the stat margin; pretend these are too.
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-        + 60;
     let start = std::time::Instant::now();
-    let snapshot = repo.snapshot_started_at(later).unwrap();
+    let snapshot = repo.snapshot_started_at(later()).unwrap();
     let taken = start.elapsed();
     for n in 0..100 {
         write(dir.path(), &format!("src/m{n}/f{n}.rs"), b"changed");
@@ -508,31 +522,15 @@ fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
     // stat data.
     fs::write(&path, fs::read(&path).unwrap()).unwrap();
     let mtime = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
-    fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(mtime)
-        .unwrap();
-    // As if the snapshot ran a minute from now: every file is old enough for the shortcut.
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-        + 60;
-    let snapshot = repo.snapshot_started_at(later).unwrap();
+    set_mtime(&path, mtime);
+    let snapshot = repo.snapshot_started_at(later()).unwrap();
     assert!(matches!(
         snapshot.tracked_entry(b"src/main.rs").unwrap().check,
         super::snapshot::Check::Own(_)
     ));
 
     fs::write(&path, b"fn main() {/}\n").unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(mtime)
-        .unwrap();
+    set_mtime(&path, mtime);
     let report = snapshot.restore().unwrap();
     assert_eq!(report.rewritten, vec!["src/main.rs"]);
     assert_eq!(fs::read(&path).unwrap(), b"fn main() {}\n");

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Efix, Repo, replay_file, stable};
+use crate::harness::{Efix, Repo, engine_calls, replay_file, stable};
 
 const REPRO: &str = "pytest tests/test_words.py::test_repeated_spaces";
 const WORDS_PY: &str = "def word_count(text):\n    return len([w for w in text.split(\" \")])\n";
@@ -95,6 +95,14 @@ fn wait_for(path: &Path, child: &mut std::process::Child) {
     }
 }
 
+/// `efix restore --repo ROOT`, finished.
+fn restore(repo: &Repo) -> crate::harness::Run {
+    Efix::new()
+        .args(["restore", "--repo"])
+        .args([&repo.root])
+        .run()
+}
+
 fn go(repo: &Repo) {
     std::fs::create_dir_all(repo.path("signals")).unwrap();
     std::fs::write(repo.path("signals/go"), "").unwrap();
@@ -146,11 +154,7 @@ fn sigkill_in_prevent_then_run_refuses_and_restore_puts_the_tree_back() {
     insta::assert_snapshot!("run_refused_after_sigkill", stderr);
     assert!(!artifacts(&repo, "second").exists());
 
-    let restored = Efix::new()
-        .args(["restore", "--repo"])
-        .args([&repo.root])
-        .run()
-        .expect_code(0);
+    let restored = restore(&repo).expect_code(0);
     go(&repo);
     assert_eq!(serde_json::to_value(repo.fingerprint()).unwrap(), before);
     let stdout = stable(&restored.stdout(), &paths).replace(&pid.to_string(), "[PID]");
@@ -159,11 +163,7 @@ fn sigkill_in_prevent_then_run_refuses_and_restore_puts_the_tree_back() {
     insta::assert_snapshot!("restore_after_sigkill_stderr", stderr);
 
     // Restored once: nothing left to do, and runs may start again.
-    let again = Efix::new()
-        .args(["restore", "--repo"])
-        .args([&repo.root])
-        .run()
-        .expect_code(0);
+    let again = restore(&repo).expect_code(0);
     assert_eq!(again.json()["restored"], false);
     let stderr = stable(&again.stderr(), &paths);
     insta::assert_snapshot!("restore_with_nothing_to_restore_stderr", stderr);
@@ -210,13 +210,10 @@ fn sigkill_in_prevent_then_resume_puts_the_tree_back_first_and_finishes() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("evidence.json")).unwrap()).unwrap();
     // The killed run paid for the plan and one fix; the resumed run reused that fix answer
     // from the checkpoint and asked the engine for nothing.
-    let calls: Vec<(&str, bool)> = evidence["engine"]["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["kind"].as_str().unwrap(), c["reused"].as_bool().unwrap()))
-        .collect();
-    assert_eq!(calls, [("plan", false), ("fix", false), ("fix", true)]);
+    assert_eq!(
+        engine_calls(&evidence),
+        [("plan", false), ("fix", false), ("fix", true)]
+    );
 }
 
 #[test]
@@ -245,11 +242,7 @@ fn a_second_concurrent_run_exits_2_naming_the_first_which_finishes_normally() {
     assert!(second.stderr().contains("wait for it or stop it"));
     assert!(!artifacts(&repo, "second").exists());
     // Neither may a restore run under a live run.
-    Efix::new()
-        .args(["restore", "--repo"])
-        .args([&repo.root])
-        .run()
-        .expect_code(2);
+    restore(&repo).expect_code(2);
 
     go(&repo);
     let output = first.wait_with_output().unwrap();
@@ -277,11 +270,7 @@ fn verify_and_restore_refuse_while_another_process_holds_the_tree() {
         .lock("2026-11-26T10:00:00Z")
         .unwrap();
     let pid = std::process::id().to_string();
-    let restore = Efix::new()
-        .args(["restore", "--repo"])
-        .args([&repo.root])
-        .run()
-        .expect_code(2);
+    let restore = restore(&repo).expect_code(2);
     let stderr = stable(&restore.stderr(), &[&repo.root]).replace(&pid, "[PID]");
     insta::assert_snapshot!("restore_refused_while_locked", stderr);
     let verify = Efix::new()

@@ -40,8 +40,10 @@ impl Repo {
         let git_dir = repo.path().to_path_buf();
         let common_dir = repo.commondir().to_path_buf();
         let index_path = git_dir.join("index");
-        let index_bytes = read_optional(&index_path)?;
+        // Stat data before bytes: should the index change in between, its entries look
+        // racier than they are, never the other way round.
         let index_meta = metadata_if_present(&index_path)?;
+        let index_bytes = read_optional(&index_path)?;
         let index_mtime = match &index_meta {
             Some(meta) => stamp_of(meta),
             None => Stamp { secs: 0, nanos: 0 },

@@ -4,30 +4,18 @@
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use git2::{IndexEntry, Repository};
 
 use super::super::snapshot::Check;
 use super::super::*;
-use super::{fixture, write};
+use super::{fixture, later, set_mtime, write};
 
 /// Index entry flag of `git update-index --assume-unchanged`.
 const ASSUME_VALID: u16 = 0x8000;
 /// Extended index entry flag of `git update-index --skip-worktree`.
 const SKIP_WORKTREE: u16 = 1 << 14;
-
-fn now_secs() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
-
-/// As if the snapshot ran a minute from now: every file is older than the stat margin.
-fn later() -> i64 {
-    now_secs() + 60
-}
 
 /// Give every tracked file an mtime well in the past and refresh the index's stat data, as
 /// after a checkout followed by `git status`: no entry is racily clean.
@@ -40,11 +28,7 @@ fn freshen_index(root: &Path) {
         .map(|entry| String::from_utf8(entry.path).unwrap())
         .collect();
     for path in &paths {
-        let file = fs::File::options()
-            .write(true)
-            .open(root.join(path))
-            .unwrap();
-        file.set_modified(past).unwrap();
+        set_mtime(&root.join(path), past);
         index.add_path(Path::new(path)).unwrap();
     }
     index.write().unwrap();
@@ -97,12 +81,7 @@ fn a_same_size_rewrite_in_the_same_second_with_the_mtime_put_back_is_seen() {
     );
 
     fs::write(&path, b"fn main() {/}\n").unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(mtime)
-        .unwrap();
+    set_mtime(&path, mtime);
     let report = snapshot.restore().unwrap();
     assert_eq!(report.rewritten, vec!["src/main.rs"]);
     assert_eq!(fs::read(&path).unwrap(), b"fn main() {}\n");
@@ -120,22 +99,8 @@ fn a_racily_clean_entry_is_hashed_not_trusted() {
     let meta = fs::metadata(root.join("README.md")).unwrap();
     let index_time = SystemTime::UNIX_EPOCH + Duration::from_secs(meta_mtime(&meta) as u64);
     set_index_entry(root, "README.md", |entry| entry.id = other);
-    fs::File::options()
-        .write(true)
-        .open(root.join(".git/index"))
-        .unwrap()
-        .set_modified(index_time)
-        .unwrap();
-    let snapshot = repo.snapshot_started_at(later()).unwrap();
-    assert_eq!(
-        snapshot.tracked_entry(b"README.md").unwrap().check,
-        Check::Explicit
-    );
-    assert_eq!(snapshot.dirty_paths(), ["README.md"]);
-
-    fs::write(root.join("README.md"), b"# edited\n").unwrap();
-    snapshot.restore().unwrap();
-    assert_eq!(fs::read(root.join("README.md")).unwrap(), b"# demo\n");
+    set_mtime(&root.join(".git/index"), index_time);
+    kept_whole_and_restored(&repo, root);
 }
 
 #[test]
@@ -150,12 +115,17 @@ fn an_assume_unchanged_entry_is_checked_by_content_even_when_its_stat_data_match
         entry.id = other;
         entry.flags |= ASSUME_VALID;
     });
+    kept_whole_and_restored(&repo, root);
+}
+
+/// README.md's index entry names other bytes than the file holds (so git counts it staged):
+/// the snapshot must keep the file whole, and a restore must bring it back after an edit.
+fn kept_whole_and_restored(repo: &Repo, root: &Path) {
     let snapshot = repo.snapshot_started_at(later()).unwrap();
     assert_eq!(
         snapshot.tracked_entry(b"README.md").unwrap().check,
         Check::Explicit
     );
-    // Staged: the index names other bytes than HEAD.
     assert_eq!(snapshot.dirty_paths(), ["README.md"]);
 
     fs::write(root.join("README.md"), b"# edited\n").unwrap();
