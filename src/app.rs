@@ -8,11 +8,14 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::ExitStatus;
-use crate::cli::{Cli, Command, ConfigCommand, EngineArg, RunArgs, SchemaKind};
+use crate::cli::{Cli, Command, ConfigCommand, EngineArg, PublishArgs, RunArgs, SchemaKind};
 use crate::config::{self, Config, EngineKind, Env, Overrides};
 use crate::engine::Engine;
+use crate::engine::acp::{AcpEngine, AcpSettings};
+use crate::engine::openai::OpenaiEngine;
 use crate::engine::replay::ReplayEngine;
 use crate::pipeline::{self, Checkpoint, RunOptions, signals};
+use crate::publish::{self, Event, GithubEnv, PublishError, Verdict};
 use crate::report::{self, Reporter};
 use crate::runner::{self, CommandSpec};
 
@@ -49,6 +52,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         }
         Command::Verify(args) => verify(&args.artifacts, &env),
         Command::Restore(args) => restore(args.repo.unwrap_or_else(cwd)),
+        Command::Publish(args) => publish_command(args, &env),
     }
 }
 
@@ -180,7 +184,16 @@ fn engine_kind(arg: EngineArg) -> EngineKind {
 }
 
 /// Build the engine the configuration asks for.
-fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine>, ExitStatus> {
+fn build_engine(
+    config: &Config,
+    replay: Option<&Path>,
+    root: &Path,
+    env: &Env,
+) -> Result<Box<dyn Engine>, ExitStatus> {
+    let setup_failed = |err: crate::engine::EngineError| {
+        report::error(&err);
+        ExitStatus::Usage
+    };
     match config.engine {
         EngineKind::Replay => {
             let Some(path) = replay else {
@@ -192,23 +205,63 @@ fn build_engine(config: &Config, replay: Option<&Path>) -> Result<Box<dyn Engine
             };
             ReplayEngine::from_path(path)
                 .map(|e| Box::new(e) as Box<dyn Engine>)
-                .map_err(|err| {
-                    report::error(&err);
-                    ExitStatus::Usage
-                })
+                .map_err(setup_failed)
         }
-        other => {
-            report::message(&format!(
-                "efix: error: the {} engine is not available in this build yet; use --engine \
-                 replay --replay FILE",
-                other.as_str()
-            ));
-            Err(ExitStatus::Usage)
+        EngineKind::Openai => {
+            let name = &config.openai.api_key_env;
+            let key = if name.is_empty() {
+                None
+            } else {
+                match env
+                    .get(name)
+                    .and_then(|v| v.to_str())
+                    .filter(|v| !v.is_empty())
+                {
+                    Some(key) => Some(key.to_owned()),
+                    None => {
+                        return Err(setup_failed(crate::engine::EngineError::MissingKey {
+                            variable: name.clone(),
+                        }));
+                    }
+                }
+            };
+            OpenaiEngine::new(config.openai.clone(), key, config.runner.secrets.clone())
+                .map(|e| Box::new(e) as Box<dyn Engine>)
+                .map_err(setup_failed)
+        }
+        EngineKind::Acp => {
+            let command = config.acp_command.as_deref().unwrap_or_default();
+            let argv = match crate::policy::command::check(command, &config.allow) {
+                Ok(argv) => argv,
+                Err(refusal) => {
+                    report::message(&format!(
+                        "efix: refused: the ACP agent `{command}` (acp.command): {} [{}]",
+                        refusal.message, refusal.rule
+                    ));
+                    return Err(ExitStatus::PolicyRefused);
+                }
+            };
+            let settings = AcpSettings {
+                argv,
+                root: root.to_owned(),
+                env: config.acp_env.clone(),
+                timeout: config.acp_timeout,
+                mode: config.acp_mode,
+                secrets: config.runner.secrets.clone(),
+            };
+            AcpEngine::new(settings)
+                .map(|e| Box::new(e) as Box<dyn Engine>)
+                .map_err(setup_failed)
         }
     }
 }
 
-fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
+fn run_command(mut args: RunArgs, env: &Env) -> ExitStatus {
+    if args.from_event
+        && let Err(status) = from_event(&mut args, env)
+    {
+        return status;
+    }
     let resume = match &args.resume {
         Some(dir) => match Checkpoint::load(dir) {
             Ok(checkpoint) => Some(checkpoint),
@@ -259,7 +312,11 @@ fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut engine = match build_engine(&config, replay.as_deref()) {
+    if let Err(err) = crate::prompt::Templates::load(&config.prompt_overrides) {
+        report::error(&err);
+        return ExitStatus::Usage;
+    }
+    let mut engine = match build_engine(&config, replay.as_deref(), &repo_root, env) {
         Ok(engine) => engine,
         Err(status) => return status,
     };
@@ -285,7 +342,14 @@ fn run_command(args: RunArgs, env: &Env) -> ExitStatus {
                 .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
         },
     };
-    execute(&options, &config, engine.as_mut(), env, resume)
+    execute(
+        &options,
+        &config,
+        engine.as_mut(),
+        env,
+        resume,
+        args.github_output.as_deref(),
+    )
 }
 
 /// Run the pipeline and print the summary.
@@ -295,12 +359,21 @@ fn execute(
     engine: &mut dyn Engine,
     env: &Env,
     resume: Option<Checkpoint>,
+    github_output: Option<&Path>,
 ) -> ExitStatus {
     signals::install();
     let reporter = Reporter::new(github_actions(env));
     match pipeline::run(options, config, engine, reporter, &signals::CANCEL, resume) {
         Ok((summary, status)) => {
             report::stdout(&serde_json::to_string_pretty(&summary).unwrap_or_default());
+            let result = serde_json::to_value(summary.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            write_outputs(
+                github_output,
+                &[("result", result), ("artifacts-dir", summary.artifacts)],
+            );
             status
         }
         Err(err) => {
@@ -407,7 +480,7 @@ fn demo(artifacts: Option<PathBuf>, env: &Env) -> ExitStatus {
             replay: None,
         },
     };
-    let status = execute(&options, &config, &mut engine, env, None);
+    let status = execute(&options, &config, &mut engine, env, None, None);
     report::message(&format!(
         "efix demo: the PR body is at {}",
         artifacts.join("pr-body.md").display()
@@ -446,6 +519,188 @@ fn verify(artifacts: &Path, env: &Env) -> ExitStatus {
         Err(err) => {
             report::error(&err);
             exit_for(&err)
+        }
+    }
+}
+
+/// Append step outputs when asked to; failing to is a warning, since the run itself is done.
+fn write_outputs(file: Option<&Path>, pairs: &[(&str, String)]) {
+    if let Some(file) = file
+        && let Err(err) = report::github_output(file, pairs)
+    {
+        report::message(&format!(
+            "efix: warning: failed to write the step outputs to {}: {err}",
+            file.display()
+        ));
+    }
+}
+
+/// The exit status of a GitHub delivery error: the user's set-up (2), or GitHub refusing.
+fn publish_status(err: &PublishError, refused: ExitStatus) -> ExitStatus {
+    match err {
+        PublishError::MissingEnv { .. }
+        | PublishError::BadEnv { .. }
+        | PublishError::NoToken { .. }
+        | PublishError::Event { .. }
+        | PublishError::NoCommand { .. } => ExitStatus::Usage,
+        _ => refused,
+    }
+}
+
+/// `efix run --from-event`: the trigger checks; on acceptance the event's command (and
+/// suites) replace `--repro` (and an absent `--suite`).
+fn from_event(args: &mut RunArgs, env: &Env) -> Result<(), ExitStatus> {
+    let github = GithubEnv::from_env(env);
+    let event = Event::load(&github).map_err(|err| {
+        report::error(&err);
+        ExitStatus::Usage
+    })?;
+    let repo = args.repo.clone().unwrap_or_else(cwd);
+    let overrides = Overrides {
+        repo: repo.clone(),
+        ..Overrides::default()
+    };
+    let config = resolve(&repo, args.config.as_deref(), &overrides, env)?;
+    let inputs = publish::Inputs {
+        fallback: args.repro.as_deref(),
+        associations: &config.trigger.allowed_associations,
+        allow: &config.allow,
+    };
+    let token = publish::event::token(env, &args.token_env).ok();
+    let reporter = Reporter::new(github_actions(env));
+    // A check that cannot be completed (GitHub refused or was unreachable) fails closed.
+    match publish::check_trigger(&event, &inputs, &github, token, &config, &reporter) {
+        Ok(Verdict::Run {
+            command, suites, ..
+        }) => {
+            report::message(&format!("efix: {} event: running `{command}`", event.name));
+            args.repro = Some(command);
+            if args.suite.is_empty() {
+                args.suite = suites;
+            }
+            Ok(())
+        }
+        Ok(Verdict::Refuse(refusal)) => {
+            report::message(&format!("efix: refused: {}", refusal.reason));
+            write_outputs(
+                args.github_output.as_deref(),
+                &[("result", "refused".to_owned())],
+            );
+            Err(ExitStatus::PolicyRefused)
+        }
+        Err(err) => {
+            report::error(&err);
+            Err(publish_status(&err, ExitStatus::PolicyRefused))
+        }
+    }
+}
+
+fn publish_command(args: PublishArgs, env: &Env) -> ExitStatus {
+    let evidence = match pipeline::verify::read_evidence(&args.artifacts) {
+        Ok(evidence) => evidence,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::Usage;
+        }
+    };
+    let mismatches = pipeline::mismatches(&args.artifacts, &evidence);
+    for mismatch in &mismatches {
+        report::message(&format!(
+            "efix: refused: {} in {} {}; efix publishes only what the run wrote (run efix \
+             again, or put the file back)",
+            mismatch.file,
+            args.artifacts.display(),
+            mismatch.problem
+        ));
+    }
+    if !mismatches.is_empty() {
+        return ExitStatus::NoProvenFix;
+    }
+    let evidence_json = match std::fs::read(args.artifacts.join("evidence.json")) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            report::message(&format!("efix: error: failed to read evidence.json: {err}"));
+            return ExitStatus::Usage;
+        }
+    };
+    let repo = args
+        .repo
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&evidence.repo.root));
+    let overrides = Overrides {
+        repo: repo.clone(),
+        ..Overrides::default()
+    };
+    let explicit = evidence.request.config.as_ref().map(PathBuf::from);
+    let config = match resolve(&repo, explicit.as_deref(), &overrides, env) {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let github = GithubEnv::from_env(env);
+    let event = match (&github.event_name, &github.event_path) {
+        (Some(_), Some(_)) => match Event::load(&github) {
+            Ok(event) => Some(event),
+            Err(err) => {
+                report::error(&err);
+                return ExitStatus::Usage;
+            }
+        },
+        _ => None,
+    };
+    let connection = if args.dry_run {
+        publish::Connection::DryRun
+    } else {
+        match publish::event::token(env, &args.token_env) {
+            Ok(token) => publish::Connection::Token(token),
+            Err(err) => {
+                report::error(&err);
+                return ExitStatus::Usage;
+            }
+        }
+    };
+    let options = publish::Options {
+        repo,
+        create_pr: !args.no_pr,
+        comment: !args.no_comment,
+        draft: args.draft,
+        labels: args.labels.clone(),
+        issue: args.issue,
+        base: args.base.clone(),
+    };
+    let reporter = Reporter::new(github_actions(env));
+    match publish::publish(
+        &options,
+        &evidence,
+        &evidence_json,
+        &config,
+        &github,
+        event.as_ref(),
+        connection,
+        &reporter,
+    ) {
+        Ok(published) => {
+            report::stdout(&serde_json::to_string_pretty(&published).unwrap_or_default());
+            if let Some(note) = &published.note {
+                report::message(&format!("efix publish: {note}"));
+            }
+            if !published.dry_run {
+                let pull = published.pull_request.as_ref();
+                write_outputs(
+                    args.github_output.as_deref(),
+                    &[
+                        ("pr-url", pull.map(|p| p.url.clone()).unwrap_or_default()),
+                        (
+                            "pr-number",
+                            pull.map(|p| p.number.to_string()).unwrap_or_default(),
+                        ),
+                    ],
+                );
+            }
+            ExitStatus::Success
+        }
+        Err(err) => {
+            report::error(&err);
+            publish_status(&err, ExitStatus::NoProvenFix)
         }
     }
 }

@@ -58,7 +58,20 @@ pub enum Command {
     /// print what was put back as JSON.
     #[command(after_help = RESTORE_EXIT_CODES)]
     Restore(RestoreArgs),
+    /// Turn a finished run into a signed commit, a pull request and an issue comment through
+    /// the GitHub REST API (a run without a proven fix: the comment only).
+    #[command(after_help = PUBLISH_EXIT_CODES)]
+    Publish(PublishArgs),
 }
+
+const PUBLISH_EXIT_CODES: &str = "\
+Exit codes:
+  0  published (or nothing to publish: no proven fix and no issue to comment on)
+  1  refused (an artifact differs from what evidence.json renders) or GitHub refused a request
+  2  usage or configuration error (no token, no GITHUB_REPOSITORY, unreadable artifacts)
+
+GitHub context: GITHUB_API_URL, GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID,
+GITHUB_REF, GITHUB_EVENT_NAME and GITHUB_EVENT_PATH, as GitHub Actions sets them.";
 
 /// Which engine proposes plans and fixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,8 +85,24 @@ pub enum EngineArg {
 pub struct RunArgs {
     /// The failing command to reproduce, e.g. "cargo test -p parser crlf" (split with shell
     /// quoting rules, never run by a shell).
-    #[arg(long, value_name = "CMD", required_unless_present = "resume")]
+    #[arg(
+        long,
+        value_name = "CMD",
+        required_unless_present_any = ["resume", "from_event"]
+    )]
     pub repro: Option<String>,
+    /// Take the command from the GitHub Actions event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH):
+    /// a `/efix <command>` comment by someone with write permission, a workflow_dispatch
+    /// `command` input, or the failed step of a workflow_run; --repro is the fallback. A
+    /// refused trigger exits 4 before anything runs.
+    #[arg(long, conflicts_with = "resume")]
+    pub from_event: bool,
+    /// The variable holding the GitHub token that --from-event's checks use.
+    #[arg(long, value_name = "NAME", default_value = "GITHUB_TOKEN")]
+    pub token_env: String,
+    /// Append `result` and `artifacts-dir` to this GitHub Actions output file.
+    #[arg(long, value_name = "FILE")]
+    pub github_output: Option<PathBuf>,
     /// The repository to fix (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
@@ -181,4 +210,42 @@ pub struct RestoreArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The artifacts directory of a finished run.
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: PathBuf,
+    /// The local repository holding the recorded base commit (default: the one the run
+    /// recorded).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Print the requests that would be sent (as JSON) and send nothing; needs no token.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The variable holding the GitHub token.
+    #[arg(long, value_name = "NAME", default_value = "GITHUB_TOKEN")]
+    pub token_env: String,
+    /// Open the pull request as a draft.
+    #[arg(long)]
+    pub draft: bool,
+    /// A label for the pull request (repeatable).
+    #[arg(long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Never create a branch or a pull request; only comment.
+    #[arg(long)]
+    pub no_pr: bool,
+    /// Do not comment on the triggering issue.
+    #[arg(long)]
+    pub no_comment: bool,
+    /// The issue to comment on and to name the branch after (default: the event's).
+    #[arg(long, value_name = "N")]
+    pub issue: Option<u64>,
+    /// The branch the pull request goes into (default: from the event, else GITHUB_REF).
+    #[arg(long, value_name = "BRANCH")]
+    pub base: Option<String>,
+    /// Append `pr-url` and `pr-number` to this GitHub Actions output file.
+    #[arg(long, value_name = "FILE")]
+    pub github_output: Option<PathBuf>,
 }

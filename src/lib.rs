@@ -3,7 +3,8 @@
 //! The library owns everything; `main.rs` only sets up logging, calls [`run`] and turns the
 //! result into an exit code. Modules follow the data flow of ARCHITECTURE §2:
 //! `cli -> config -> pipeline/{reproduce,localize,fix,prevent,prove} -> report`, with `runner`,
-//! `patch`, `policy`, `engine`, `evidence`, `git` and `testreport` beside it.
+//! `patch`, `policy`, `engine`, `evidence`, `git` and `testreport` beside it, and `publish`
+//! (GitHub delivery) after it.
 
 pub mod cli;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod patch;
 pub mod pipeline;
 pub mod policy;
 pub mod prompt;
+pub mod publish;
 pub mod report;
 pub mod runner;
 pub mod testreport;

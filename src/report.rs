@@ -168,3 +168,22 @@ fn eprint_line(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
+
+/// Append `name=value` lines to a GitHub Actions output file (`$GITHUB_OUTPUT`), the way a
+/// step hands values to the workflow. Values are single lines; a line break would let a value
+/// set another output, so it is replaced by a space.
+pub fn github_output(file: &std::path::Path, pairs: &[(&str, String)]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for (name, value) in pairs {
+        let value: String = value
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+            .collect();
+        text.push_str(&format!("{name}={value}\n"));
+    }
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    out.write_all(text.as_bytes())
+}

@@ -14,7 +14,9 @@ use schemars::JsonSchema;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use super::EngineKind;
+use std::collections::BTreeMap;
+
+use super::{AcpMode, EngineKind, FixFormat, OpenaiFlavor, SecretsInPrompt};
 
 /// The only config format version this build reads.
 pub const CONFIG_VERSION: u64 = 1;
@@ -54,6 +56,8 @@ pub struct FileConfig {
     pub budget: Option<BudgetFile>,
     /// Prompt template overrides.
     pub prompts: Option<PromptsFile>,
+    /// Who may start efix with a `/efix <command>` comment.
+    pub trigger: Option<TriggerFile>,
 }
 
 /// `openai:` section.
@@ -67,15 +71,24 @@ pub struct OpenaiFile {
     /// Model name sent to the API. Default `gpt-4o-mini`; overridden by `EFIX_OPENAI_MODEL`.
     pub model: Option<String>,
     /// Name of the environment variable holding the API key (never the key itself). Default
-    /// `OPENAI_API_KEY`.
+    /// `OPENAI_API_KEY`; `""` sends no key (local servers such as Ollama need none). A run
+    /// whose variable is unset stops with exit 2 naming it.
     pub api_key_env: Option<String>,
     /// Base URL of the OpenAI-compatible API, up to and including the version path. Default
     /// `https://api.openai.com/v1`; overridden by `EFIX_OPENAI_BASE_URL`.
     pub base_url: Option<String>,
     /// Timeout of one API request, in milliseconds. Default 120000.
     pub timeout_ms: Option<Millis>,
-    /// How many times a failed request is retried. Default 2.
+    /// How many times a request is retried after HTTP 429, a 5xx, a reset connection or a
+    /// timeout (exponential backoff with full jitter, honouring `Retry-After`), within the
+    /// run's time budget. Default 2.
     pub max_retries: Option<Count>,
+    /// `openai` (default: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter) or `azure`
+    /// (Azure OpenAI: `api-key` header and `api-version` query; `base-url` is the deployment,
+    /// `https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT`).
+    pub flavor: Option<OpenaiFlavor>,
+    /// The `api-version` query parameter sent with `flavor: azure`. Default `2024-10-21`.
+    pub api_version: Option<String>,
 }
 
 /// `acp:` section.
@@ -89,8 +102,18 @@ pub struct AcpFile {
     /// Command line of the agent to start (split like a shell would, but never run by one),
     /// e.g. `my-agent --acp`. Required when `engine` is `acp`.
     pub command: Option<String>,
-    /// Timeout of one request to the agent, in milliseconds. Default 600000.
+    /// Timeout of one request to the agent, in milliseconds; the agent's process group is
+    /// killed when it runs out. Default 600000.
     pub timeout_ms: Option<Millis>,
+    /// Names of environment variables passed to the agent on top of the built-in list (PATH,
+    /// HOME, LANG...): its own credentials, such as `ANTHROPIC_API_KEY`. Only these are
+    /// passed; efix's own API key never is.
+    pub env_pass: Option<StringList>,
+    /// `answer` (default): every permission request is rejected and the agent's text is the
+    /// answer. `edit`: a tool call that only edits files inside the repository is allowed
+    /// once, and the change the agent made is the answer (efix restores the tree and applies
+    /// the change itself, through the same checks).
+    pub mode: Option<AcpMode>,
 }
 
 /// `test:` section.
@@ -107,6 +130,11 @@ pub struct TestFile {
     /// Commands that must pass after the fix, e.g. `cargo test`. Default none; `--suite` on the
     /// command line replaces this list.
     pub required_suites: Option<StringList>,
+    /// With no suite configured, efix runs the whole suite of the reproduction's runner
+    /// (`pytest` for `pytest tests/a.py::t`) before and after the fix. When that suite's run
+    /// before the fix takes longer than this, efix narrows it to the reproduction's files or
+    /// targets and says so in the PR title and body. Default 600000 (10 minutes).
+    pub suite_budget_ms: Option<Millis>,
 }
 
 /// `diff:` section.
@@ -157,6 +185,11 @@ pub struct SecurityFile {
     /// Names of environment variables whose values are redacted from all output. Replaces the
     /// default list `GITHUB_TOKEN OPENAI_API_KEY`.
     pub redact: Option<StringList>,
+    /// What to do when a prompt holds a secret (a value of a `redact` variable or a token the
+    /// redaction rules know): `deny` (default; the call is not made and the run stops with
+    /// exit 1), `tokenize` (each secret becomes a placeholder such as `EFIX_SECRET_1`, put
+    /// back only into the files the applied patch writes) or `allow`.
+    pub secrets_in_prompt: Option<SecretsInPrompt>,
 }
 
 /// `sandbox:` section.
@@ -207,6 +240,34 @@ pub struct BudgetFile {
     /// Timeout of the whole run, in milliseconds. Default 1800000; overridden by
     /// `--timeout-seconds`.
     pub run_timeout_ms: Option<Millis>,
+    /// Most engine calls (plan and fix) per run. Default: no limit beyond the rounds.
+    pub max_engine_calls: Option<Count>,
+    /// Most tokens (prompt plus completion, as the engine reports them) per run. Default: no
+    /// limit.
+    pub max_tokens: Option<Tokens>,
+    /// Most US dollars per run, priced with `prices`. Default: no limit. Needs a price for
+    /// the model.
+    pub max_cost_usd: Option<Usd>,
+    /// Prices per model name, e.g. `gpt-4o-mini: {prompt-usd-per-mtok: 0.15,
+    /// completion-usd-per-mtok: 0.6}`.
+    pub prices: Option<BTreeMap<String, PriceFile>>,
+    /// Largest prompt sent to the engine, in bytes; longer prompts are cut (file lists, then
+    /// file contents, then the failure output) and the cut is recorded. Default 200000.
+    pub max_input_bytes: Option<Bytes>,
+}
+
+/// The price of one model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping with `prompt-usd-per-mtok` and `completion-usd-per-mtok`"
+)]
+pub struct PriceFile {
+    /// US dollars per million prompt tokens.
+    pub prompt_usd_per_mtok: Usd,
+    /// US dollars per million completion tokens.
+    pub completion_usd_per_mtok: Usd,
 }
 
 /// `prompts:` section.
@@ -221,6 +282,28 @@ pub struct PromptsFile {
     pub plan: Option<String>,
     /// Path of a template replacing the built-in fix prompt, relative to the repository root.
     pub fix: Option<String>,
+    /// Directory (relative to the repository root) whose `system.md`, `plan.md`, `fix.md`,
+    /// `feedback.md` and `malformed-retry.md` replace the built-in prompts, each only when
+    /// present. `plan` and `fix` above win over this directory.
+    pub dir: Option<String>,
+    /// What the fix prompt asks for: `edits` (default; exact-text replacements, which models
+    /// get right most often) or `diff` (one unified diff).
+    pub fix_format: Option<FixFormat>,
+}
+
+/// `trigger:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `trigger` keys"
+)]
+pub struct TriggerFile {
+    /// `author_association` values (as GitHub spells them: `OWNER`, `MEMBER`, `COLLABORATOR`,
+    /// `CONTRIBUTOR`, `FIRST_TIME_CONTRIBUTOR`, `FIRST_TIMER`, `MANNEQUIN`, `NONE`) whose
+    /// `/efix` comments are considered. Default `OWNER MEMBER COLLABORATOR`. The commenter must
+    /// also have write, maintain or admin permission on the repository, whatever this says.
+    pub allowed_associations: Option<StringList>,
 }
 
 /// The `version` key: only [`CONFIG_VERSION`] is accepted, so a file written for a future
@@ -329,6 +412,56 @@ integer_newtype!(
     Count(u32),
     "a whole number"
 );
+integer_newtype!(
+    /// A number of tokens.
+    Tokens(u64),
+    "an integer number of tokens"
+);
+
+/// An amount of US dollars, a non-negative number.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+pub struct Usd(pub f64);
+
+// Amounts come from YAML numbers, never NaN (rejected below), so equality is total.
+impl Eq for Usd {}
+
+impl<'de> Deserialize<'de> for Usd {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Usd;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a non-negative number of US dollars")
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Usd, E> {
+                if value.is_finite() && value >= 0.0 {
+                    Ok(Usd(value))
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Float(value), &self))
+                }
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Usd, E> {
+                Ok(Usd(value as f64))
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Usd, E> {
+                Err(E::invalid_value(de::Unexpected::Signed(value), &self))
+            }
+        }
+        deserializer.deserialize_f64(V)
+    }
+}
+
+impl JsonSchema for Usd {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Usd".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "number", "minimum": 0 })
+    }
+}
 
 /// A list of strings; its own type so that a scalar where a list belongs says "expected a list
 /// of strings" rather than "expected a sequence".

@@ -5,6 +5,7 @@
 //! optional and nothing reads the environment again. The environment overrides are listed in
 //! `resolve`'s module doc.
 
+mod engine;
 mod error;
 mod file;
 mod load;
@@ -15,11 +16,14 @@ mod summary;
 pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile, Version,
-    schema_json,
+    OpenaiFile, PathsFile, PriceFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile,
+    Tokens, TriggerFile, Usd, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
-pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+pub use model::{
+    AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
+    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
+};
 pub use summary::check_summary;
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //!
 //! This module only defines shapes; `resolve` fills them and holds every default.
 
+use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::PathBuf;
@@ -59,16 +60,105 @@ impl FromStr for EngineKind {
     }
 }
 
+/// Defines a config enum whose values are lowercase words, with its `as_str`.
+macro_rules! config_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $name {
+            $($(#[$vdoc])* $variant),+
+        }
+
+        impl $name {
+            /// The name used in the config file.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+    };
+}
+
+config_enum!(
+    /// Which dialect of the OpenAI API the server speaks.
+    OpenaiFlavor {
+        /// `Authorization: Bearer` and plain URLs: OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
+        /// OpenRouter.
+        Openai => "openai",
+        /// Azure OpenAI: an `api-key` header and an `api-version` query parameter.
+        Azure => "azure",
+    }
+);
+
+config_enum!(
+    /// What an ACP agent may do.
+    AcpMode {
+        /// Every permission request is rejected; the agent's text is the answer.
+        Answer => "answer",
+        /// Tool calls that only edit files inside the repository are allowed once; the
+        /// working tree's change is the answer.
+        Edit => "edit",
+    }
+);
+
+config_enum!(
+    /// What happens when a prompt holds something the redaction rules match.
+    SecretsInPrompt {
+        /// The call is not made; the run stops with exit 1.
+        Deny => "deny",
+        /// The prompt is sent as it is.
+        Allow => "allow",
+        /// Each secret is replaced by a placeholder (`EFIX_SECRET_1`) before sending, and put
+        /// back only into the files the applied patch writes.
+        Tokenize => "tokenize",
+    }
+);
+
+config_enum!(
+    /// The form the fix prompt asks for.
+    FixFormat {
+        /// Exact-text replacements (`edits`): what models get right most often.
+        Edits => "edits",
+        /// One unified diff in `output`.
+        Diff => "diff",
+    }
+);
+
 /// The OpenAI-compatible engine's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenaiConfig {
     pub model: String,
-    /// Name of the environment variable holding the API key (the key is read by the engine).
+    /// Name of the environment variable holding the API key (the key is read by the engine);
+    /// empty when no key is sent.
     pub api_key_env: String,
     pub base_url: String,
     /// Timeout of one request.
     pub timeout: Duration,
     pub max_retries: u32,
+    pub flavor: OpenaiFlavor,
+    /// The `api-version` query parameter (Azure).
+    pub api_version: String,
+}
+
+/// What one million tokens of a model cost, in US dollars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub prompt: f64,
+    pub completion: f64,
+}
+
+/// Limits on what the engine may consume over a run; `None` is no limit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EngineBudget {
+    pub max_calls: Option<u32>,
+    pub max_tokens: Option<u64>,
+    pub max_cost_usd: Option<f64>,
+    /// Prices per model name.
+    pub prices: BTreeMap<String, Price>,
+    /// Largest prompt sent, in bytes (system and user parts together).
+    pub max_input_bytes: usize,
 }
 
 /// Test policy.
@@ -78,6 +168,15 @@ pub struct TestConfig {
     pub required: bool,
     /// Suites that must pass after the fix (command strings).
     pub required_suites: Vec<String>,
+    /// Longest baseline run of the derived whole suite before it is narrowed.
+    pub suite_budget: Duration,
+}
+
+/// Who may trigger a run by a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerConfig {
+    /// `author_association` values whose `/efix` comments are considered (upper case).
+    pub allowed_associations: Vec<String>,
 }
 
 /// Prompt template overrides, already joined with the repository root.
@@ -87,6 +186,9 @@ pub struct PromptOverrides {
     pub plan: Option<PathBuf>,
     /// Replaces the built-in fix prompt.
     pub fix: Option<PathBuf>,
+    /// A directory whose `system.md`, `plan.md`, `fix.md`, `feedback.md` and
+    /// `malformed-retry.md` replace the built-in ones (each only when present).
+    pub dir: Option<PathBuf>,
 }
 
 /// Everything a run needs, resolved; nothing here is optional except what is truly absent
@@ -101,6 +203,10 @@ pub struct Config {
     pub acp_command: Option<String>,
     /// Timeout of one request to the ACP agent.
     pub acp_timeout: Duration,
+    /// The ACP agent's environment: the commands' pass-through list plus the variables
+    /// `acp.env-pass` names (its own credentials).
+    pub acp_env: Vec<(OsString, OsString)>,
+    pub acp_mode: AcpMode,
     pub test: TestConfig,
     /// Programs (basenames) that may be run.
     pub allow: Vec<String>,
@@ -110,6 +216,7 @@ pub struct Config {
     pub network: bool,
     /// Names of environment variables whose values are redacted.
     pub redact: Vec<String>,
+    pub secrets_in_prompt: SecretsInPrompt,
     /// Names listed in `sandbox.env-pass` (or present by default) that were not passed because
     /// they look like credentials.
     pub env_dropped: Vec<String>,
@@ -118,6 +225,9 @@ pub struct Config {
     /// Timeout of the whole run.
     pub run_timeout: Duration,
     pub prompt_overrides: PromptOverrides,
+    pub fix_format: FixFormat,
+    pub engine_budget: EngineBudget,
+    pub trigger: TriggerConfig,
     pub patch: PatchPolicy,
     pub runner: RunnerSettings,
 }

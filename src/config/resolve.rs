@@ -27,9 +27,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::engine;
 use super::error::{ConfigError, Origin};
 use super::file::{FileConfig, StringList};
-use super::model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
+use super::model::{
+    AcpMode, Config, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor, Overrides,
+    PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
+};
 use crate::patch::PatchPolicy;
 use crate::runner::{RunnerSettings, Secret, child_env};
 
@@ -45,10 +49,28 @@ pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_OPENAI_TIMEOUT: Duration = Duration::from_millis(120_000);
 /// Default retries of a failed API request.
 pub const DEFAULT_OPENAI_MAX_RETRIES: u32 = 2;
+/// Default OpenAI dialect.
+pub const DEFAULT_OPENAI_FLAVOR: OpenaiFlavor = OpenaiFlavor::Openai;
+/// Default Azure OpenAI `api-version`: the newest generally available one with structured
+/// output.
+pub const DEFAULT_OPENAI_API_VERSION: &str = "2024-10-21";
 /// Default timeout of one ACP request; longer than HTTP because an agent turn runs tools.
 pub const DEFAULT_ACP_TIMEOUT: Duration = Duration::from_millis(600_000);
+/// ACP agents answer in text by default: nothing they ask to do is allowed.
+pub const DEFAULT_ACP_MODE: AcpMode = AcpMode::Answer;
+/// Prompts holding secrets are not sent by default.
+pub const DEFAULT_SECRETS_IN_PROMPT: SecretsInPrompt = SecretsInPrompt::Deny;
+/// The fix prompt asks for exact-text edits by default.
+pub const DEFAULT_FIX_FORMAT: FixFormat = FixFormat::Edits;
+/// Default cap on one prompt (200 KB): far above what localization sends, far below what
+/// would cost real money by accident.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 200_000;
+/// Smallest accepted `budget.max-input-bytes`: the prompts' fixed text must fit.
+pub const MIN_INPUT_BYTES: u64 = 8 * 1024;
 /// A regression test is required by default: an unproven fix is not a fix.
 pub const DEFAULT_TEST_REQUIRED: bool = true;
+/// `test.suite-budget-ms`: the derived whole suite's baseline may take 10 minutes.
+pub const DEFAULT_SUITE_BUDGET: Duration = Duration::from_millis(600_000);
 /// Default maximum number of changed files.
 pub const DEFAULT_MAX_FILES: u32 = 8;
 /// Default maximum number of changed lines.
@@ -80,6 +102,22 @@ pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_millis(1_800_000);
 pub const DEFAULT_OUTPUT_HEAD_BYTES: u64 = 64 * 1024;
 /// Default bytes kept from the end of each output stream (test summaries are at the end).
 pub const DEFAULT_OUTPUT_TAIL_BYTES: u64 = 256 * 1024;
+
+/// Whose `/efix` comments are considered by default: people GitHub already lists as the
+/// repository's owner, organization members and collaborators (the permission check with the
+/// API comes on top).
+pub const DEFAULT_ALLOWED_ASSOCIATIONS: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
+/// Every `author_association` value GitHub sends.
+pub const AUTHOR_ASSOCIATIONS: &[&str] = &[
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIMER",
+    "FIRST_TIME_CONTRIBUTOR",
+    "MANNEQUIN",
+    "MEMBER",
+    "NONE",
+    "OWNER",
+];
 
 /// Longest accepted timeout (commands, requests, the run): a day.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -341,6 +379,31 @@ fn check_command(key: &str, command: &str, origin: &Origin) -> Result<(), Config
         .map_err(|refusal| out_of_range(key, origin, refusal.message))
 }
 
+/// Association names are compared in GitHub's upper case; a name GitHub never sends is a typo
+/// that would silently lock everyone out (or in), so it is an error.
+fn check_associations(key: &str, picked: &Picked<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    picked
+        .value
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let upper = name.trim().to_ascii_uppercase();
+            if AUTHOR_ASSOCIATIONS.contains(&upper.as_str()) {
+                Ok(upper)
+            } else {
+                Err(out_of_range(
+                    &format!("{key}[{index}]"),
+                    &picked.origin,
+                    format!(
+                        "{name:?} is not an author association; expected one of {}",
+                        AUTHOR_ASSOCIATIONS.join(", ")
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
+
 /// A trailing slash is dropped so engines can append `/chat/completions` without doubling it.
 fn check_url(key: &str, picked: &Picked<String>) -> Result<String, ConfigError> {
     let url = picked.value.trim_end_matches('/');
@@ -401,6 +464,7 @@ impl Config {
         let paths = file.paths.unwrap_or_default();
         let budget = file.budget.unwrap_or_default();
         let prompts = file.prompts.unwrap_or_default();
+        let trigger = file.trigger.unwrap_or_default();
 
         let env_engine = match layers.env_text(ENV_ENGINE)? {
             Some((text, name)) => Some((
@@ -438,11 +502,15 @@ impl Config {
         );
         let openai_timeout = layers.file(millis(openai.timeout_ms), DEFAULT_OPENAI_TIMEOUT);
         let max_retries = layers.file(openai.max_retries.map(|c| c.0), DEFAULT_OPENAI_MAX_RETRIES);
-        check_env_name(
-            "openai.api-key-env",
-            &api_key_env.value,
-            &api_key_env.origin,
-        )?;
+        // An empty name means "send no key".
+        if !api_key_env.value.is_empty() {
+            check_env_name(
+                "openai.api-key-env",
+                &api_key_env.value,
+                &api_key_env.origin,
+            )?;
+        }
+        let api_version = layers.file(openai.api_version, DEFAULT_OPENAI_API_VERSION.to_owned());
         let openai = OpenaiConfig {
             model: check_text("openai.model", &model)?,
             api_key_env: api_key_env.value,
@@ -460,6 +528,8 @@ impl Config {
                 MAX_RETRIES_LIMIT,
                 "retries",
             )?,
+            flavor: layers.file(openai.flavor, DEFAULT_OPENAI_FLAVOR).value,
+            api_version: check_text("openai.api-version", &api_version)?,
         };
 
         let acp_command = layers.file(acp.command.map(Some), None);
@@ -481,6 +551,10 @@ impl Config {
             Duration::from_millis(1),
             MAX_TIMEOUT,
         )?;
+        let acp_env_pass = layers.file(list(acp.env_pass), Vec::new());
+        let acp_env_pass = check_env_names("acp.env-pass", &acp_env_pass)?;
+        engine::check_agent_env(&acp_env_pass, &layers.file_origin)?;
+        let acp_mode = layers.file(acp.mode, DEFAULT_ACP_MODE).value;
 
         let suites_cli =
             (!overrides.suites.is_empty()).then(|| (overrides.suites.clone(), "--suite"));
@@ -492,9 +566,17 @@ impl Config {
                 &suites.origin,
             )?;
         }
+        let suite_budget = layers.file(millis(test.suite_budget_ms), DEFAULT_SUITE_BUDGET);
+        let suite_budget = check_duration(
+            "test.suite-budget-ms",
+            &suite_budget,
+            Duration::from_millis(1),
+            MAX_TIMEOUT,
+        )?;
         let test = TestConfig {
             required: layers.file(test.required, DEFAULT_TEST_REQUIRED).value,
             required_suites: suites.value,
+            suite_budget,
         };
 
         let allow = layers.file(list(commands.allow), owned(DEFAULT_ALLOW));
@@ -522,11 +604,14 @@ impl Config {
         )?;
 
         let network = layers.file(security.network, DEFAULT_NETWORK).value;
+        let secrets_in_prompt = layers
+            .file(security.secrets_in_prompt, DEFAULT_SECRETS_IN_PROMPT)
+            .value;
         let redact = layers.file(list(security.redact), owned(DEFAULT_REDACT));
         let mut redact = check_env_names("security.redact", &redact)?;
         // The API key efix itself uses is always a secret, even when `security.redact` replaces
         // the default list without naming it.
-        if !redact.contains(&openai.api_key_env) {
+        if !openai.api_key_env.is_empty() && !redact.contains(&openai.api_key_env) {
             redact.push(openai.api_key_env.clone());
         }
 
@@ -583,6 +668,10 @@ impl Config {
             MAX_TIMEOUT,
         )?;
 
+        let input = layers.file(budget.max_input_bytes.map(|b| b.0), DEFAULT_MAX_INPUT_BYTES);
+        let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
+        let engine_budget =
+            engine::budget(&budget, &openai.model, max_input_bytes, &layers.file_origin)?;
         let prompt_overrides = PromptOverrides {
             plan: join_prompt(
                 &overrides.repo,
@@ -596,9 +685,33 @@ impl Config {
                 "prompts.fix",
                 &layers.file_origin,
             )?,
+            dir: join_prompt(
+                &overrides.repo,
+                prompts.dir,
+                "prompts.dir",
+                &layers.file_origin,
+            )?,
+        };
+        let fix_format = layers.file(prompts.fix_format, DEFAULT_FIX_FORMAT).value;
+
+        let associations = layers.file(
+            list(trigger.allowed_associations),
+            owned(DEFAULT_ALLOWED_ASSOCIATIONS),
+        );
+        let trigger = TriggerConfig {
+            allowed_associations: check_associations(
+                "trigger.allowed-associations",
+                &associations,
+            )?,
         };
 
-        let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
+        let (mut child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
+        // The key efix's engine uses never reaches a command, whatever it is named.
+        child_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
+        let mut acp_env = engine::agent_env(env, &acp_env_pass);
+        if !acp_env_pass.contains(&openai.api_key_env) {
+            acp_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
+        }
         let secrets = secrets(&redact, env);
         let runner = RunnerSettings {
             env: child_env,
@@ -614,15 +727,21 @@ impl Config {
             openai,
             acp_command: acp_command.value,
             acp_timeout,
+            acp_env,
+            acp_mode,
             test,
             allow,
             command_timeout,
             network,
             redact,
+            secrets_in_prompt,
             env_dropped,
             max_rounds,
             run_timeout,
             prompt_overrides,
+            fix_format,
+            engine_budget,
+            trigger,
             patch,
             runner,
         })

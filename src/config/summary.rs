@@ -42,17 +42,26 @@ pub fn check_summary(config: &Config) -> String {
     };
     let engine = match config.engine {
         EngineKind::Openai => format!(
-            "openai, model {} at {}, key from ${}, timeout {}, {} retries",
+            "openai ({}), model {} at {}, {}, timeout {}, {} retries, fix format {}",
+            config.openai.flavor.as_str(),
             config.openai.model,
             config.openai.base_url,
-            config.openai.api_key_env,
+            if config.openai.api_key_env.is_empty() {
+                "no key".to_owned()
+            } else {
+                format!("key from ${}", config.openai.api_key_env)
+            },
             seconds(config.openai.timeout),
-            config.openai.max_retries
+            config.openai.max_retries,
+            config.fix_format.as_str()
         ),
         EngineKind::Acp => format!(
-            "acp, agent `{}`, timeout {}",
+            "acp ({} mode), agent `{}`, timeout {}, passes {} variable{}",
+            config.acp_mode.as_str(),
             config.acp_command.as_deref().unwrap_or_default(),
-            seconds(config.acp_timeout)
+            seconds(config.acp_timeout),
+            config.acp_env.len(),
+            if config.acp_env.len() == 1 { "" } else { "s" }
         ),
         EngineKind::Replay => "replay (answers from the --replay file)".to_owned(),
     };
@@ -63,7 +72,15 @@ pub fn check_summary(config: &Config) -> String {
         } else {
             "regression test optional"
         },
-        names(&config.test.required_suites, "none")
+        if config.test.required_suites.is_empty() {
+            format!(
+                "none (the reproduction's whole suite is derived; narrowed when its run takes \
+                 over {})",
+                seconds(config.test.suite_budget)
+            )
+        } else {
+            names(&config.test.required_suites, "none")
+        }
     );
     let secrets_set = config.runner.secrets.len();
     let passed: Vec<String> = config
@@ -73,7 +90,8 @@ pub fn check_summary(config: &Config) -> String {
         .map(|(name, _)| name.to_string_lossy().into_owned())
         .collect();
     let patch = &config.patch;
-    let prompts = match (&config.prompt_overrides.plan, &config.prompt_overrides.fix) {
+    let overrides = &config.prompt_overrides;
+    let mut prompts = match (&overrides.plan, &overrides.fix) {
         (None, None) => "built-in".to_owned(),
         (plan, fix) => format!(
             "plan {}, fix {}",
@@ -83,6 +101,11 @@ pub fn check_summary(config: &Config) -> String {
                 .map_or("built-in".to_owned(), |p| p.display().to_string())
         ),
     };
+    if let Some(dir) = &overrides.dir {
+        prompts.push_str(&format!(" (others from {} when present)", dir.display()));
+    }
+    let budget = &config.engine_budget;
+    let limit = |value: Option<String>| value.unwrap_or_else(|| "no limit".to_owned());
     let lines = [
         ("config", source),
         ("engine", engine),
@@ -119,9 +142,13 @@ pub fn check_summary(config: &Config) -> String {
         (
             "budget",
             format!(
-                "{} rounds, {} per run",
+                "{} rounds, {} per run; engine calls {}, tokens {}, cost {}; prompts up to {}",
                 config.max_rounds,
-                seconds(config.run_timeout)
+                seconds(config.run_timeout),
+                limit(budget.max_calls.map(|n| n.to_string())),
+                limit(budget.max_tokens.map(|n| n.to_string())),
+                limit(budget.max_cost_usd.map(|usd| format!("${usd}"))),
+                bytes(budget.max_input_bytes)
             ),
         ),
         (
@@ -136,9 +163,10 @@ pub fn check_summary(config: &Config) -> String {
         (
             "redact",
             format!(
-                "{} ({secrets_set} of {} set)",
+                "{} ({secrets_set} of {} set); secrets in prompts: {}",
                 names(&config.redact, "nothing"),
-                config.redact.len()
+                config.redact.len(),
+                config.secrets_in_prompt.as_str()
             ),
         ),
         (
@@ -165,6 +193,13 @@ pub fn check_summary(config: &Config) -> String {
             ),
         ),
         ("prompts", prompts),
+        (
+            "trigger",
+            format!(
+                "/efix comments from {} with write permission",
+                names(&config.trigger.allowed_associations, "nobody")
+            ),
+        ),
     ];
     for (label, text) in lines {
         // Writing to a String cannot fail.

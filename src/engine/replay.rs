@@ -2,7 +2,8 @@
 //! order). It drives the tests and the demo offline, and reproduces a recorded run.
 //!
 //! Answers go through the same contract, parse and apply path as a live model's, so a replay
-//! file may hold malformed output on purpose.
+//! file may hold malformed output on purpose. A fix answer holds the change in `output` (raw
+//! model text) or in `edits` (exact-text replacements), like a structured answer.
 
 use std::path::Path;
 
@@ -89,10 +90,7 @@ impl Engine for ReplayEngine {
     }
 
     fn plan(&mut self, _request: &PlanRequest) -> Result<Reply<PlanResponse>, EngineError> {
-        Ok(Reply {
-            response: self.file.plan.clone(),
-            usage: None,
-        })
+        Ok(Reply::plain(self.file.plan.clone()))
     }
 
     fn fix(&mut self, request: &FixRequest) -> Result<Reply<FixResponse>, EngineError> {
@@ -107,10 +105,7 @@ impl Engine for ReplayEngine {
                     number: request.call_index + 1,
                     available: self.file.fix.len(),
                 })?;
-        Ok(Reply {
-            response: answer,
-            usage: None,
-        })
+        Ok(Reply::plain(answer))
     }
 }
 
@@ -127,12 +122,9 @@ mod tests {
         FixRequest {
             round: 1,
             call_index,
-            command: String::new(),
-            failure: String::new(),
-            hypothesis: String::new(),
-            excerpts: Vec::new(),
-            feedback: Vec::new(),
-            prompt: String::new(),
+            prompt: crate::engine::Prompt::default(),
+            text_prompt: None,
+            deadline: std::time::Instant::now(),
         }
     }
 
@@ -149,6 +141,18 @@ mod tests {
             err.to_string(),
             "the replay file has no fix answer number 2 (it holds 1)"
         );
+    }
+
+    #[test]
+    fn fix_answers_may_hold_structured_edits() {
+        let text = "version: 1\nplan: {hypothesis: h}\nfix:\n  - edits:\n      - path: a.py\n        old_text: \"x = 1\\n\"\n        new_text: \"x = 2\\n\"\n    root_cause: r\n";
+        let mut engine = ReplayEngine::from_str("r.yml", text).unwrap();
+        let answer = engine.fix(&request(0)).unwrap().response;
+        assert_eq!(
+            answer.patch_text().unwrap(),
+            r#"{"edits":[{"path":"a.py","old_text":"x = 1\n","new_text":"x = 2\n"}]}"#
+        );
+        assert_eq!(answer.root_cause, "r");
     }
 
     #[test]

@@ -6,9 +6,12 @@
 
 mod model;
 mod render;
+mod render_engine;
+mod text;
 
 pub use model::*;
-pub use render::{duration as duration_text, render_evidence_md, render_pr_body, render_pr_title};
+pub use render::{render_evidence_md, render_pr_body, render_pr_title};
+pub use text::duration as duration_text;
 
 /// Pretty JSON of a generated schema, with a trailing newline (the committed form).
 pub fn pretty_schema(schema: schemars::Schema) -> String {

@@ -4,9 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{EngineInfo, FixResponse, Usage};
+use crate::config::SecretsInPrompt;
+pub use crate::engine::CallKind;
+use crate::engine::{CallOutcome, EngineInfo, FixResponse, Permission, Usage};
 use crate::localize::Candidate;
 use crate::policy::Issue;
+use crate::prompt::CutRecord;
 use crate::runner::{Outcome, SandboxReport};
 use crate::testreport::TestReport;
 
@@ -53,10 +56,18 @@ pub struct RunRequest {
     pub command: String,
     /// Suites that must pass after the fix.
     pub suites: Vec<String>,
-    /// With no suite configured: the reproduction without its test filter, run before and
-    /// after so a fix that breaks a neighbouring test is caught (it must gain no failure).
+    /// With no suite configured: the whole suite of the reproduction's runner (the same
+    /// runner and options without what selects tests), run before and after so a fix that
+    /// breaks another test of the repository is caught (it must gain no failure).
     #[serde(default)]
     pub derived_suite: Option<String>,
+    /// The narrower suite (the reproduction's files or targets) that replaces the derived one
+    /// when its run before the fix exceeds the suite budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrow_suite: Option<String>,
+    /// The suite budget in milliseconds (`test.suite-budget-ms`).
+    #[serde(default)]
+    pub suite_budget_ms: u64,
     /// How many times the reproduction is run to detect flakiness.
     pub repeat: u32,
     pub max_rounds: u32,
@@ -90,7 +101,7 @@ pub struct EngineRecord {
 }
 
 impl EngineRecord {
-    /// Total tokens reported over all calls (prompt, completion).
+    /// Total tokens reported over all calls (prompt, completion, cached).
     pub fn tokens(&self) -> Usage {
         self.calls
             .iter()
@@ -98,21 +109,27 @@ impl EngineRecord {
             .fold(Usage::default(), |sum, u| Usage {
                 prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
                 completion_tokens: sum.completion_tokens + u.completion_tokens,
+                cached_tokens: sum.cached_tokens + u.cached_tokens,
             })
+    }
+
+    /// Calls that reached the engine (not skipped, not answered from a checkpoint).
+    pub fn calls_made(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|call| call.reached_engine())
+            .count()
+    }
+
+    /// Total cost of the priced calls, in US dollars.
+    pub fn cost_usd(&self) -> f64 {
+        self.calls.iter().filter_map(|call| call.cost_usd).sum()
     }
 
     /// Whether any call reported usage at all.
     pub fn reports_tokens(&self) -> bool {
         self.calls.iter().any(|call| call.usage.is_some())
     }
-}
-
-/// The kind of an engine call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum CallKind {
-    Plan,
-    Fix,
 }
 
 /// One engine call.
@@ -133,6 +150,91 @@ pub struct EngineCall {
     /// The engine failed to answer; its error.
     #[serde(default)]
     pub error: Option<String>,
+    /// How the call ended.
+    #[serde(default)]
+    pub outcome: CallOutcome,
+    /// Wall-clock time of the call, retries and waits included, in milliseconds.
+    #[serde(default)]
+    pub latency_ms: u64,
+    /// Requests repeated after a transient failure (429, 5xx, reset, timeout).
+    #[serde(default)]
+    pub retries: u32,
+    /// The model the server says answered.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Why structured output was dropped for a plain-text answer, when it was.
+    #[serde(default)]
+    pub fallback: Option<String>,
+    /// The refusal, or why the answer is empty or cut off.
+    #[serde(default)]
+    pub detail: Option<String>,
+    /// What the call cost, from `budget.prices`, when the model has a price.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// What was cut from the prompt to fit `budget.max-input-bytes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut: Vec<CutRecord>,
+    /// Secrets the redaction rules found in the prompt (never their values), and what was
+    /// done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets: Option<SecretsFound>,
+    /// An ACP agent's permission requests and efix's answers, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permissions: Vec<Permission>,
+    /// The agent edited files itself (ACP edit mode) and its change was taken as the answer.
+    #[serde(default)]
+    pub edited_tree: bool,
+    /// Files the agent wrote outside the protocol (without a permission efix granted); they
+    /// were restored and are not part of any answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrequested_writes: Vec<String>,
+}
+
+impl EngineCall {
+    /// A call with everything but its kind, round and prompt size empty.
+    pub fn new(kind: CallKind, round: Option<u32>, prompt_bytes: u64) -> EngineCall {
+        EngineCall {
+            kind,
+            round,
+            prompt_bytes,
+            usage: None,
+            reused: false,
+            error: None,
+            outcome: CallOutcome::Answered,
+            latency_ms: 0,
+            retries: 0,
+            model: None,
+            fallback: None,
+            detail: None,
+            cost_usd: None,
+            cut: Vec::new(),
+            secrets: None,
+            permissions: Vec::new(),
+            edited_tree: false,
+            unrequested_writes: Vec::new(),
+        }
+    }
+
+    /// Whether the call was sent to the engine (it counts against the budgets).
+    pub fn reached_engine(&self) -> bool {
+        !self.reused
+            && !matches!(
+                self.outcome,
+                CallOutcome::SkippedBudget | CallOutcome::SkippedSecrets
+            )
+    }
+}
+
+/// Secrets found in a prompt before it was sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SecretsFound {
+    /// How many matches.
+    pub count: u64,
+    /// The ids of the rules that matched (`github-token`, `env:NAME`, ...).
+    pub rules: Vec<String>,
+    /// What `security.secrets-in-prompt` made of them.
+    pub action: SecretsInPrompt,
 }
 
 /// The pipeline phase a command belongs to.
@@ -243,6 +345,26 @@ pub struct Reproduction {
     pub flaky: bool,
     /// Tests the runner reported failing.
     pub failing_tests: Vec<String>,
+    /// Set when the derived suite was over budget and the proof covers less.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed: Option<Narrowing>,
+}
+
+/// The derived whole suite ran longer than the suite budget before the fix, so the proof
+/// covers a narrower suite (or only the reproduction).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Narrowing {
+    /// The whole suite that was left out.
+    pub whole: String,
+    /// The suite run instead; `None` when nothing narrower than the whole suite exists and
+    /// only the reproduction is proven.
+    #[serde(default)]
+    pub narrowed: Option<String>,
+    /// Id of the whole suite's baseline run.
+    pub baseline: usize,
+    /// The budget it exceeded, in milliseconds.
+    pub budget_ms: u64,
 }
 
 /// The Localize phase.
@@ -453,7 +575,8 @@ pub enum Status {
     Flaky,
     /// A command was refused by policy before anything ran.
     PolicyRefused,
-    /// The time budget ran out.
+    /// A budget ran out: the run's time (`budget.run-timeout-ms`) or an engine budget
+    /// (`budget.max-engine-calls`, `max-tokens`, `max-cost-usd`); the reason says which.
     BudgetExhausted,
     /// efix was interrupted by a signal.
     Interrupted,

@@ -6,6 +6,8 @@
 use std::fmt::Write as _;
 
 use super::model::*;
+use super::render_engine::engine;
+use super::text::{cell, code_list, duration, one_line};
 use crate::runner::Outcome;
 
 /// Lines of output shown from the end of a stream.
@@ -16,6 +18,10 @@ const PR_DIFF_MAX_BYTES: usize = 60_000;
 /// The PR title.
 pub fn render_pr_title(evidence: &Evidence) -> String {
     match evidence.result.status {
+        Status::Fixed if narrowing(evidence).is_some() => format!(
+            "efix: make `{}` pass (proof on a narrowed suite)",
+            one_line(&evidence.request.command)
+        ),
         Status::Fixed => format!("efix: make `{}` pass", one_line(&evidence.request.command)),
         _ => format!(
             "efix: no proven fix for `{}`",
@@ -193,7 +199,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::NotReproduced => "The failure did not reproduce",
         Status::Flaky => "The failure is flaky",
         Status::PolicyRefused => "Refused by policy",
-        Status::BudgetExhausted => "Stopped: time budget exhausted",
+        Status::BudgetExhausted => "Stopped: budget exhausted",
         Status::Interrupted => "Stopped: interrupted",
         Status::InProgress => "In progress",
     };
@@ -221,7 +227,39 @@ fn summary(out: &mut String, evidence: &Evidence) {
     if evidence.request.dry_run {
         out.push_str("\nThis was a dry run: the change was not left applied.\n");
     }
+    if let Some(narrowing) = narrowing(evidence) {
+        let budget = duration(narrowing.budget_ms);
+        let _ = match &narrowing.narrowed {
+            Some(narrow) => writeln!(
+                out,
+                "\n**The proof covers a narrowed suite:** `{}` instead of the whole suite `{}`, \
+                 whose run before the fix (#{}) took longer than the suite budget of {budget} \
+                 (`test.suite-budget-ms`). Left out: the tests of `{}` that `{}` does not run.",
+                one_line(narrow),
+                one_line(&narrowing.whole),
+                narrowing.baseline,
+                one_line(&narrowing.whole),
+                one_line(narrow),
+            ),
+            None => writeln!(
+                out,
+                "\n**The proof covers a narrowed suite:** only the reproduction; the whole suite \
+                 `{}` was left out, because its run before the fix (#{}) took longer than the \
+                 suite budget of {budget} (`test.suite-budget-ms`).",
+                one_line(&narrowing.whole),
+                narrowing.baseline,
+            ),
+        };
+    }
     out.push('\n');
+}
+
+/// The narrowing of the derived suite, when the proof covers less than the whole suite.
+fn narrowing(evidence: &Evidence) -> Option<&Narrowing> {
+    evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.narrowed.as_ref())
 }
 
 fn reproduction(out: &mut String, evidence: &Evidence) {
@@ -464,35 +502,6 @@ fn sandbox(out: &mut String, evidence: &Evidence) {
     );
 }
 
-fn engine(out: &mut String, evidence: &Evidence) {
-    let record = &evidence.engine;
-    let fix_calls = record
-        .calls
-        .iter()
-        .filter(|c| c.kind == CallKind::Fix)
-        .count();
-    let tokens = if record.reports_tokens() {
-        let t = record.tokens();
-        format!(
-            "{} prompt + {} completion tokens",
-            t.prompt_tokens, t.completion_tokens
-        )
-    } else {
-        "tokens not reported by this engine".to_owned()
-    };
-    let _ = writeln!(
-        out,
-        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}.\n",
-        record.info.kind,
-        record.info.model,
-        evidence.rounds.len(),
-        if evidence.rounds.len() == 1 { "" } else { "s" },
-        fix_calls,
-        if fix_calls == 1 { "" } else { "s" },
-        tokens
-    );
-}
-
 fn explanation(out: &mut String, evidence: &Evidence) {
     let hypothesis = evidence
         .localization
@@ -573,29 +582,19 @@ fn duration_cell(record: &CommandRecord) -> String {
 }
 
 fn tests_text(record: &CommandRecord) -> String {
-    match &record.tests {
-        None => "–".to_owned(),
-        Some(t) if t.passed + t.failed + t.skipped == 0 => "no test ran".to_owned(),
-        Some(t) => {
-            let mut parts = Vec::new();
-            if t.failed > 0 {
-                parts.push(format!("{} failed", t.failed));
-            }
-            parts.push(format!("{} passed", t.passed));
-            if t.skipped > 0 {
-                parts.push(format!("{} skipped", t.skipped));
-            }
-            format!("{} ({})", parts.join(", "), t.format)
-        }
-    }
+    results_text(record.tests.as_ref(), record.outcome.is_some())
 }
 
-/// `1234` ms as `1.23 s`.
-pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.2} s", ms as f64 / 1000.0)
+/// The test results of a command in words (see `TestReport::counts_text`), or why there are
+/// none: the command did not run, or its output is of no runner efix reads.
+fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> String {
+    match tests {
+        None if ran => "test results not recognised".to_owned(),
+        None => "–".to_owned(),
+        Some(t) => match t.counts_text() {
+            text if text == crate::testreport::NO_TEST_RAN => text,
+            text => format!("{text} ({})", t.format),
+        },
     }
 }
 
@@ -655,34 +654,6 @@ fn list_line(out: &mut String, label: &str, items: &[String]) {
     }
 }
 
-fn code_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{}`", cell(i)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Text safe inside a table cell or inline code on one line.
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|").replace('`', "'")
-}
-
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if line.chars().count() > 300 {
-        let cut: String = line.chars().take(300).collect();
-        format!("{cut}…")
-    } else {
-        line
-    }
-}
-
 fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(count);
@@ -714,6 +685,26 @@ mod tests {
     fn fence_is_longer_than_any_backtick_run_inside() {
         assert_eq!(fenced("a ```` b", "text"), "`````text\na ```` b\n`````\n");
         assert_eq!(fenced("plain\n", "diff"), "```diff\nplain\n```\n");
+    }
+
+    #[test]
+    fn test_results_are_told_in_words_never_as_zero_counts_of_a_run_that_printed_results() {
+        let parsed = |out: &str| crate::testreport::parse(out, "");
+        let go = parsed("--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/parse\t0.004s\n");
+        let pytest = parsed("ERROR tests/test_a.py\n1 error in 0.05s\n");
+        let texts = [
+            results_text(go.as_ref(), true),
+            results_text(pytest.as_ref(), true),
+            results_text(None, true),
+            results_text(None, false),
+        ];
+        let expected = [
+            "1 failed; passing tests not listed (go)",
+            "0 passed, 1 error (pytest)",
+            "test results not recognised",
+            "–",
+        ];
+        assert_eq!(texts, expected);
     }
 
     #[test]

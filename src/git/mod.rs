@@ -7,6 +7,7 @@
 //! their gitlink entries are not files, and nothing inside them is listed, snapshotted or
 //! restored.
 
+mod commit_tree;
 mod copy;
 mod diff;
 mod error;
@@ -19,6 +20,7 @@ mod snapshot;
 #[cfg(test)]
 mod tests;
 
+pub use commit_tree::{CommitFile, CommitTree};
 pub use copy::init_with_files;
 pub use diff::{FileStat, WorkingDiff};
 pub use error::GitError;

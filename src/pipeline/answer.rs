@@ -1,69 +1,61 @@
-//! Asking the engine for a fix: the fix request (failure, hypothesis, numbered excerpts,
-//! feedback from earlier rounds) and the call itself, or the answer a resumed run already
-//! paid for. Every call is recorded.
+//! Asking the engine for a fix: the fix prompt (the failure, the hypothesis, numbered
+//! excerpts, and the feedback on the last attempt), fitted to `budget.max-input-bytes` in the
+//! answer style the engine wants, then the call through the gate in `call`.
 
 use std::collections::BTreeMap;
 
-use crate::engine::{Engine, FixRequest, FixResponse};
-use crate::evidence::{CallKind, EngineCall};
+use crate::engine::{AnswerStyle, CallKind, Engine, FixResponse, Prompt};
 use crate::policy::Issue;
+use crate::prompt::{self, Cut, Section, Templates};
 
+use super::PipelineError;
+use super::call::{self, Built, Failure};
 use super::ctx::Ctx;
 use super::localize;
 
-/// Issues of earlier rounds sent back at most (the newest are kept).
+/// Issues of the last attempt sent back at most.
 const MAX_FEEDBACK_ISSUES: usize = 20;
+/// Bytes of the previous attempt's diff shown with the feedback at most.
+const PREVIOUS_DIFF_BYTES: usize = 16 * 1024;
 
-/// The engine's answer for this call: from the checkpoint when a resumed run already paid
-/// for it, else from the engine. Records the call.
+/// The engine's answer for this call (from the checkpoint when a resumed run already paid
+/// for it). `contract_feedback` holds the issues of an answer of this round that broke the
+/// contract; without it, the feedback is the last round's blocking issues.
 pub(crate) fn answer(
     ctx: &mut Ctx<'_>,
     engine: &mut dyn Engine,
     number: u32,
     call_index: usize,
     contract_feedback: &[Issue],
-) -> Result<FixResponse, String> {
-    let request = fix_request(ctx, number, call_index, contract_feedback);
-    let prompt_bytes = request.prompt.len() as u64;
-    if let Some(recorded) = ctx.checkpoint.fix_answers.get(call_index).cloned() {
-        ctx.evidence.engine.calls.push(EngineCall {
-            kind: CallKind::Fix,
-            round: Some(number),
-            prompt_bytes,
-            usage: None,
-            reused: true,
-            error: None,
-        });
-        return Ok(recorded);
-    }
-    match engine.fix(&request) {
-        Ok(reply) => {
-            ctx.evidence.engine.calls.push(EngineCall {
-                kind: CallKind::Fix,
-                round: Some(number),
-                prompt_bytes,
-                usage: reply.usage,
-                reused: false,
-                error: None,
-            });
-            ctx.checkpoint.fix_answers.push(reply.response.clone());
-            Ok(reply.response)
-        }
-        Err(err) => {
-            ctx.evidence.engine.calls.push(EngineCall {
-                kind: CallKind::Fix,
-                round: Some(number),
-                prompt_bytes,
-                usage: None,
-                reused: false,
-                error: Some(err.to_string()),
-            });
-            Err(err.to_string())
-        }
-    }
+) -> Result<Result<FixResponse, Failure>, PipelineError> {
+    let templates = Templates::load(&ctx.config.prompt_overrides)?;
+    let style = engine.style(CallKind::Fix);
+    let prompt = fix_prompt(ctx, &templates, style, number, contract_feedback);
+    let text_prompt = (style == AnswerStyle::Structured).then(|| {
+        fix_prompt(
+            ctx,
+            &templates,
+            AnswerStyle::Text,
+            number,
+            contract_feedback,
+        )
+    });
+    let built = Built {
+        cuts: prompt.1,
+        prompt: prompt.0,
+        text_prompt: text_prompt.map(|(p, _)| p),
+    };
+    call::fix(ctx, engine, number, call_index, built)
 }
 
-fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]) -> FixRequest {
+/// The fix prompt in `style` and what fitting it cut.
+fn fix_prompt(
+    ctx: &Ctx<'_>,
+    templates: &Templates,
+    style: AnswerStyle,
+    number: u32,
+    contract: &[Issue],
+) -> (Prompt, Vec<prompt::CutRecord>) {
     let localization = ctx.evidence.localization.clone();
     let excerpts = localization
         .as_ref()
@@ -73,35 +65,6 @@ fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]
         .as_ref()
         .and_then(|l| l.hypothesis.clone())
         .unwrap_or_default();
-    let mut feedback: Vec<Issue> = ctx
-        .evidence
-        .rounds
-        .iter()
-        .flat_map(|r| r.issues.iter().cloned())
-        .collect();
-    feedback.extend(contract.iter().cloned());
-    let skip = feedback.len().saturating_sub(MAX_FEEDBACK_ISSUES);
-    let feedback: Vec<Issue> = feedback.into_iter().skip(skip).collect();
-    let failure = localize::failure_text(ctx);
-    let feedback_text = if feedback.is_empty() {
-        String::new()
-    } else {
-        let items: Vec<String> = feedback
-            .iter()
-            .map(|i| {
-                let at = match (&i.path, i.line) {
-                    (Some(p), Some(l)) => format!(" ({p}:{l})"),
-                    (Some(p), None) => format!(" ({p})"),
-                    _ => String::new(),
-                };
-                format!("- [{}]{at} {}", i.rule, i.message)
-            })
-            .collect();
-        format!(
-            "Earlier answers were not accepted. Fix these problems:\n{}",
-            items.join("\n")
-        )
-    };
     let excerpt_text: String = excerpts
         .iter()
         .map(|e| {
@@ -113,32 +76,98 @@ fn fix_request(ctx: &Ctx<'_>, number: u32, call_index: usize, contract: &[Issue]
             )
         })
         .collect();
-    let prompt = crate::prompt::render(
-        &ctx.template(false),
-        &BTreeMap::from([
-            ("round", number.to_string()),
-            ("command", ctx.command.clone()),
-            ("failure", failure.clone()),
-            (
-                "hypothesis",
-                if hypothesis.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    hypothesis.clone()
-                },
-            ),
-            ("excerpts", excerpt_text),
-            ("feedback", feedback_text),
-        ]),
+    let sections = vec![
+        Section::fixed("round", number.to_string()),
+        Section::fixed("command", ctx.command.clone()),
+        Section::fixed("feedback", feedback(ctx, templates, contract)),
+        Section::fixed(
+            "answer_format",
+            prompt::answer_format(CallKind::Fix, style, ctx.config.fix_format),
+        ),
+        Section::data(
+            "hypothesis",
+            "hypothesis (a model's words)",
+            hypothesis,
+            Cut::Head,
+        ),
+        Section::data(
+            "excerpts",
+            "numbered file contents from the repository",
+            excerpt_text,
+            Cut::Head,
+        ),
+        Section::data(
+            "failure",
+            "the failing command's output",
+            localize::failure_text(ctx),
+            Cut::Tail,
+        ),
+    ];
+    let system = templates.system.clone();
+    let fitted = prompt::fit(
+        &templates.fix,
+        sections,
+        system.len(),
+        ctx.config.engine_budget.max_input_bytes,
     );
-    FixRequest {
-        round: number,
-        call_index,
-        command: ctx.command.clone(),
-        failure,
-        hypothesis,
-        excerpts,
-        feedback,
-        prompt,
+    (
+        Prompt {
+            system,
+            user: fitted.text,
+        },
+        fitted.cuts,
+    )
+}
+
+/// The feedback section: the contract issues of this round's last answer (malformed-retry),
+/// or the blocking issues of the last round with its change (feedback); empty in round one.
+fn feedback(ctx: &Ctx<'_>, templates: &Templates, contract: &[Issue]) -> String {
+    if !contract.is_empty() {
+        return prompt::render(
+            &templates.malformed_retry,
+            &BTreeMap::from([("issues", findings(contract))]),
+        );
     }
+    let Some(last) = ctx.evidence.rounds.last() else {
+        return String::new();
+    };
+    if last.issues.is_empty() {
+        return String::new();
+    }
+    let previous = last
+        .attempts
+        .iter()
+        .rev()
+        .map(|a| a.patch.diff.as_str())
+        .find(|diff| !diff.is_empty())
+        .map(|diff| {
+            let mut cut = diff.len().min(PREVIOUS_DIFF_BYTES);
+            while !diff.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            prompt::data_block("your previous change, as a diff", &diff[..cut])
+        })
+        .unwrap_or_else(|| "(it could not be applied)".to_owned());
+    prompt::render(
+        &templates.feedback,
+        &BTreeMap::from([("issues", findings(&last.issues)), ("previous", previous)]),
+    )
+}
+
+/// The issues as a data block: their messages quote command output, which is data.
+fn findings(issues: &[Issue]) -> String {
+    let list = issues
+        .iter()
+        .take(MAX_FEEDBACK_ISSUES)
+        .map(|i| {
+            let at = match (&i.path, i.line) {
+                (Some(p), Some(l)) => format!(" ({p}:{l})"),
+                (Some(p), None) => format!(" ({p})"),
+                _ => String::new(),
+            };
+            format!("- [{}]{at} {}", i.rule, i.message)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    prompt::data_block("efix's findings", &list)
 }

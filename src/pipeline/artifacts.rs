@@ -80,14 +80,10 @@ pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, P
         &dir.join("evidence.md"),
         evidence::render_evidence_md(evidence).as_bytes(),
     )?;
-    let diff = evidence.fix.as_ref().map(|f| f.diff.as_str()).unwrap_or("");
-    write_atomic(&dir.join("patch.diff"), diff.as_bytes())?;
-    write_atomic(
-        &dir.join("pr-title.txt"),
-        format!("{}\n", evidence::render_pr_title(evidence)).as_bytes(),
-    )?;
+    for (name, text) in rendered(evidence) {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
     let body = dir.join("pr-body.md");
-    write_atomic(&body, evidence::render_pr_body(evidence).as_bytes())?;
     let summary = summary(dir, evidence, &body);
     let text = serde_json::to_string_pretty(&summary).map_err(|err| PipelineError::Artifacts {
         what: "serialize the summary".to_owned(),
@@ -95,6 +91,56 @@ pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, P
     })?;
     write_atomic(&dir.join("run.json"), format!("{text}\n").as_bytes())?;
     Ok(summary)
+}
+
+/// The artifacts that carry what gets published, as the evidence renders them: `patch.diff`
+/// (the proven change), `pr-title.txt` and `pr-body.md`.
+pub fn rendered(evidence: &Evidence) -> [(&'static str, String); 3] {
+    let diff = evidence
+        .fix
+        .as_ref()
+        .map(|f| f.diff.clone())
+        .unwrap_or_default();
+    [
+        ("patch.diff", diff),
+        (
+            "pr-title.txt",
+            format!("{}\n", evidence::render_pr_title(evidence)),
+        ),
+        ("pr-body.md", evidence::render_pr_body(evidence)),
+    ]
+}
+
+/// A published artifact that is not what the evidence renders (edited after the run, or
+/// written by another efix version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ArtifactMismatch {
+    /// The file name inside the artifacts directory.
+    pub file: String,
+    /// What is wrong: `missing`, `unreadable: ...` or `differs from what evidence.json renders`.
+    pub problem: String,
+}
+
+/// Compare the published artifacts of `dir` with what `evidence` renders; empty when they all
+/// match. Publishing and `efix verify` both refuse a directory where this is not empty, since
+/// what reaches GitHub must be exactly what the evidence proves.
+pub fn mismatches(dir: &Path, evidence: &Evidence) -> Vec<ArtifactMismatch> {
+    rendered(evidence)
+        .into_iter()
+        .filter_map(|(name, expected)| {
+            let problem = match std::fs::read(dir.join(name)) {
+                Ok(bytes) if bytes == expected.as_bytes() => return None,
+                Ok(_) => "differs from what evidence.json renders".to_owned(),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => "missing".to_owned(),
+                Err(err) => format!("unreadable: {err}"),
+            };
+            Some(ArtifactMismatch {
+                file: name.to_owned(),
+                problem,
+            })
+        })
+        .collect()
 }
 
 fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
@@ -105,7 +151,7 @@ fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
         Status::NotReproduced => "the failure did not reproduce",
         Status::Flaky => "flaky reproduction",
         Status::PolicyRefused => "refused by policy",
-        Status::BudgetExhausted => "time budget exhausted",
+        Status::BudgetExhausted => "budget exhausted",
         Status::Interrupted => "interrupted",
         Status::InProgress => "in progress",
     };

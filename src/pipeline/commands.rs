@@ -24,6 +24,36 @@ impl Ctx<'_> {
         purpose: Purpose,
         round: Option<u32>,
     ) -> Result<Option<usize>, PipelineError> {
+        self.run_command_within(command, phase, purpose, round, None)
+    }
+
+    /// Run commands one after the other in `phase`, recording each; their ids, or `None` when
+    /// the run must stop before one of them (the ones before it stay recorded).
+    pub(crate) fn run_batch(
+        &mut self,
+        batch: impl IntoIterator<Item = (String, Purpose)>,
+        phase: Phase,
+        round: Option<u32>,
+    ) -> Result<Option<Vec<usize>>, PipelineError> {
+        let mut ids = Vec::new();
+        for (command, purpose) in batch {
+            match self.run_command(&command, phase, purpose, round)? {
+                Some(id) => ids.push(id),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(ids))
+    }
+
+    /// [`Ctx::run_command`] with a tighter time limit than the configured command timeout.
+    pub(crate) fn run_command_within(
+        &mut self,
+        command: &str,
+        phase: Phase,
+        purpose: Purpose,
+        round: Option<u32>,
+        limit: Option<Duration>,
+    ) -> Result<Option<usize>, PipelineError> {
         if self.stop_reason().is_some() {
             return Ok(None);
         }
@@ -38,7 +68,11 @@ impl Ctx<'_> {
                 let spec = CommandSpec {
                     argv,
                     cwd: self.root.clone(),
-                    timeout: self.config.command_timeout.min(remaining),
+                    timeout: self
+                        .config
+                        .command_timeout
+                        .min(remaining)
+                        .min(limit.unwrap_or(Duration::MAX)),
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
                 self.commands_since_restore = true;
@@ -80,7 +114,7 @@ fn progress_line(
         (None, false) => "killed by a signal".to_owned(),
     };
     let tests = tests
-        .map(|t| format!(", {} passed, {} failed ({})", t.passed, t.failed, t.format))
+        .map(|t| format!(", {} ({})", t.counts_text(), t.format))
         .unwrap_or_default();
     format!(
         "{exit} in {}{tests}",

@@ -102,31 +102,6 @@ impl Ctx<'_> {
         self.checkpoint.save(&self.artifacts)
     }
 
-    /// The plan or fix prompt template: the configured override, else the built-in one.
-    pub(crate) fn template(&self, plan: bool) -> String {
-        let (path, builtin) = if plan {
-            (
-                &self.config.prompt_overrides.plan,
-                crate::prompt::PLAN_TEMPLATE,
-            )
-        } else {
-            (
-                &self.config.prompt_overrides.fix,
-                crate::prompt::FIX_TEMPLATE,
-            )
-        };
-        match path {
-            Some(path) => std::fs::read_to_string(path).unwrap_or_else(|err| {
-                self.reporter.warn(&format!(
-                    "cannot read prompt override {}: {err}; using the built-in prompt",
-                    path.display()
-                ));
-                builtin.to_owned()
-            }),
-            None => builtin.to_owned(),
-        }
-    }
-
     /// Set the result.
     pub(crate) fn conclude(&mut self, status: Status, exit: ExitStatus, reason: impl Into<String>) {
         self.evidence.result = RunResult {

@@ -9,6 +9,7 @@ use crate::patch::{self, Mode, PatchOutcome, PatchReport};
 use crate::policy::Issue;
 
 use super::answer::answer;
+use super::call::Failure;
 use super::checks::{apply_detail, check, policy_checks, summary};
 use super::ctx::Ctx;
 use super::{PipelineError, prevent, prove};
@@ -70,8 +71,15 @@ pub(crate) fn rounds(
                 return Ok(ExitStatus::NoProvenFix);
             }
             RoundVerdict::Stopped => {
-                let status = ctx.stop_reason().unwrap_or(Status::Interrupted);
-                ctx.conclude_stop(status);
+                match (ctx.stop_reason(), budget_issue(&issues)) {
+                    (Some(status), _) => ctx.conclude_stop(status),
+                    (None, Some(spent)) => ctx.conclude(
+                        Status::BudgetExhausted,
+                        ExitStatus::NoProvenFix,
+                        format!("{}; the run stopped in round {number}", spent.message),
+                    ),
+                    (None, None) => ctx.conclude_stop(Status::Interrupted),
+                }
                 return Ok(ExitStatus::NoProvenFix);
             }
             RoundVerdict::Rejected | RoundVerdict::ProofFailed => {
@@ -99,6 +107,11 @@ pub(crate) fn rounds(
         ),
     );
     Ok(ExitStatus::NoProvenFix)
+}
+
+/// The issue of an engine budget that stopped a round.
+fn budget_issue(issues: &[Issue]) -> Option<&Issue> {
+    issues.iter().find(|i| i.rule.starts_with("budget."))
 }
 
 fn first_line(text: &str) -> &str {
@@ -153,24 +166,41 @@ fn apply(
     let number = round.number;
     let mut contract_feedback: Vec<Issue> = Vec::new();
     let (report, response) = loop {
-        let answer = answer(ctx, engine, number, *call_index, &contract_feedback);
+        let answer = answer(ctx, engine, number, *call_index, &contract_feedback)?;
         let index = *call_index;
         *call_index += 1;
-        let response = match answer {
-            Ok(response) => response,
-            Err(message) => {
+        let retry = !contract_feedback.is_empty();
+        let (response, text) = match answer {
+            Ok(response) => {
+                let text = response.patch_text();
+                (response, text)
+            }
+            Err(Failure::Engine(message) | Failure::Fatal(message)) => {
                 round.verdict = RoundVerdict::EngineFailed;
                 round.issues.push(Issue::new("engine.error", message));
                 return Ok(None);
             }
+            Err(Failure::Secrets(reason)) => {
+                round.verdict = RoundVerdict::EngineFailed;
+                round
+                    .issues
+                    .push(Issue::new("security.secrets-in-prompt", reason));
+                return Ok(None);
+            }
+            Err(Failure::Budget(spent)) => {
+                round.verdict = RoundVerdict::Stopped;
+                round.issues.push(Issue::new(spent.rule, spent.reason));
+                return Ok(None);
+            }
+            // An answer cut off or empty is handled like one that broke the contract.
+            Err(Failure::Contract(issue)) => (FixResponse::default(), Err(issue)),
         };
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         if ctx.stop_reason().is_some() {
             round.verdict = RoundVerdict::Stopped;
             return Ok(None);
         }
-        let retry = !contract_feedback.is_empty();
-        if response.output.trim() == "NO_CHANGE" {
+        if text.as_ref().is_ok_and(|text| text.trim() == "NO_CHANGE") {
             round
                 .attempts
                 .push(attempt(index, retry, &no_change_report(), &response));
@@ -182,9 +212,13 @@ fn apply(
             round.verdict = RoundVerdict::NoChange;
             return Ok(None);
         }
-        // Checked first, written through the context, so the journal names the files before
-        // they change.
-        let report = patch::process(&ctx.root, &response.output, &ctx.config.patch, Mode::Check)?;
+        // An answer unusable before parsing (both fields filled, cut off) is a contract
+        // rejection like any other. A usable one is checked first and written through the
+        // context, so the journal names the files before they change.
+        let report = match text {
+            Ok(text) => patch::process(&ctx.root, &text, &ctx.config.patch, Mode::Check)?,
+            Err(issue) => PatchReport::rejected(vec![issue]),
+        };
         if report.outcome == PatchOutcome::Applied {
             ctx.write_changes(&report.changes)?;
         }

@@ -2,14 +2,14 @@
 //! (hypothesis and focus files) merged in; the numbered contents of the top files go to the
 //! fix request within a byte budget.
 
-use std::collections::BTreeMap;
-
-use crate::engine::{Engine, FileExcerpt, PlanRequest};
-use crate::evidence::{CallKind, EngineCall, ExcerptRecord, Localization, Status};
+use crate::engine::{AnswerStyle, CallKind, Engine, Prompt};
+use crate::evidence::{ExcerptRecord, Localization, Status};
 use crate::exit::ExitStatus;
 use crate::git::Repo;
+use crate::prompt::{Cut, Section};
 
 use super::PipelineError;
+use super::call::{Built, Failure};
 use super::ctx::Ctx;
 
 /// Bytes of failure output shown to the engine.
@@ -26,6 +26,15 @@ const TOP_FILES: usize = 4;
 const MAX_EXCERPTS: usize = 6;
 /// Tracked file names listed in the plan prompt at most.
 const MAX_LISTED_FILES: usize = 400;
+
+/// A file's numbered contents shown to the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileExcerpt {
+    pub path: String,
+    /// `N| line` numbered text, possibly cut to the byte budget.
+    pub numbered: String,
+    pub truncated: bool,
+}
 
 /// Run the Localize phase. Returns an exit status when the run ends here.
 pub(crate) fn run(
@@ -61,46 +70,49 @@ fn localize(
             candidate.reasons.join("; ")
         ));
     }
-    let failure = failure_text(ctx);
     let candidate_lines: Vec<String> = candidates
         .iter()
         .take(10)
         .map(|c| format!("- {} ({})", c.path, c.reasons.join("; ")))
         .collect();
     let listed: Vec<String> = tracked.iter().take(MAX_LISTED_FILES).cloned().collect();
-    let template = ctx.template(true);
-    let prompt = crate::prompt::render(
-        &template,
-        &BTreeMap::from([
-            ("command", ctx.command.clone()),
-            ("failure", failure.clone()),
-            ("candidates", or_none(&candidate_lines.join("\n"))),
-            ("files", listed.join("\n")),
-        ]),
-    );
-    let request = PlanRequest {
-        command: ctx.command.clone(),
-        failure,
-        candidates: candidate_lines,
-        files: listed,
-        prompt: prompt.clone(),
+    let built = plan_prompt(ctx, engine, &candidate_lines.join("\n"), &listed.join("\n"))?;
+    let plan = match super::call::plan(ctx, engine, built)? {
+        Ok(plan) => Some(plan),
+        Err(Failure::Budget(spent)) => {
+            ctx.reporter.warn(&spent.reason);
+            ctx.conclude(
+                Status::BudgetExhausted,
+                ExitStatus::NoProvenFix,
+                spent.reason,
+            );
+            return Ok(Some(ExitStatus::NoProvenFix));
+        }
+        Err(Failure::Secrets(reason)) => {
+            ctx.reporter.warn(&reason);
+            ctx.conclude(Status::NoProvenFix, ExitStatus::NoProvenFix, reason);
+            return Ok(Some(ExitStatus::NoProvenFix));
+        }
+        Err(Failure::Fatal(message)) => {
+            ctx.reporter.warn(&message);
+            ctx.conclude(
+                Status::NoProvenFix,
+                ExitStatus::NoProvenFix,
+                format!("the engine could not be used: {message}"),
+            );
+            return Ok(Some(ExitStatus::NoProvenFix));
+        }
+        Err(Failure::Engine(message)) => {
+            ctx.reporter
+                .warn(&format!("the engine gave no plan: {message}"));
+            None
+        }
+        Err(Failure::Contract(issue)) => {
+            ctx.reporter
+                .warn(&format!("the engine gave no plan: {}", issue.message));
+            None
+        }
     };
-    let (plan, call) = match ctx.checkpoint.plan.clone() {
-        Some(plan) => (Some(plan), call(prompt.len(), None, true, None)),
-        None => match engine.plan(&request) {
-            Ok(reply) => (
-                Some(reply.response),
-                call(prompt.len(), reply.usage, false, None),
-            ),
-            Err(err) => {
-                ctx.reporter
-                    .warn(&format!("the engine gave no plan: {err}"));
-                (None, call(prompt.len(), None, false, Some(err.to_string())))
-            }
-        },
-    };
-    ctx.evidence.engine.calls.push(call);
-    ctx.checkpoint.plan = plan.clone();
     if let Some(status) = ctx.stop_reason() {
         ctx.conclude_stop(status);
         return Ok(Some(ExitStatus::NoProvenFix));
@@ -157,20 +169,63 @@ fn localize(
     Ok(None)
 }
 
-fn call(
-    prompt_bytes: usize,
-    usage: Option<crate::engine::Usage>,
-    reused: bool,
-    error: Option<String>,
-) -> EngineCall {
-    EngineCall {
-        kind: CallKind::Plan,
-        round: None,
-        prompt_bytes: prompt_bytes as u64,
-        usage,
-        reused,
-        error,
-    }
+/// The plan prompt in the engine's answer style (and in text, for a fallback), fitted to
+/// `budget.max-input-bytes`: the tracked-file list is cut first, then the failure output.
+fn plan_prompt(
+    ctx: &Ctx<'_>,
+    engine: &dyn Engine,
+    candidates: &str,
+    files: &str,
+) -> Result<Built, PipelineError> {
+    let templates = crate::prompt::Templates::load(&ctx.config.prompt_overrides)?;
+    let style = engine.style(CallKind::Plan);
+    let render = |style: AnswerStyle| {
+        let sections = vec![
+            Section::fixed("command", ctx.command.clone()),
+            Section::fixed(
+                "answer_format",
+                crate::prompt::answer_format(CallKind::Plan, style, ctx.config.fix_format),
+            ),
+            Section::data(
+                "files",
+                "files tracked in the repository",
+                files.to_owned(),
+                Cut::Head,
+            ),
+            Section::data(
+                "candidates",
+                "files the failure output names",
+                candidates.to_owned(),
+                Cut::Head,
+            ),
+            Section::data(
+                "failure",
+                "the failing command's output",
+                failure_text(ctx),
+                Cut::Tail,
+            ),
+        ];
+        let fitted = crate::prompt::fit(
+            &templates.plan,
+            sections,
+            templates.system.len(),
+            ctx.config.engine_budget.max_input_bytes,
+        );
+        (
+            Prompt {
+                system: templates.system.clone(),
+                user: fitted.text,
+            },
+            fitted.cuts,
+        )
+    };
+    let (prompt, cuts) = render(style);
+    let text_prompt = (style == AnswerStyle::Structured).then(|| render(AnswerStyle::Text).0);
+    Ok(Built {
+        prompt,
+        text_prompt,
+        cuts,
+    })
 }
 
 /// The focus set: deterministic candidates and engine focus files (repository-relative).
@@ -329,14 +384,6 @@ fn normalize(path: &str) -> String {
         .or_else(|| trimmed.strip_prefix("b/"))
         .unwrap_or(trimmed)
         .to_owned()
-}
-
-fn or_none(text: &str) -> String {
-    if text.is_empty() {
-        "(none)".to_owned()
-    } else {
-        text.to_owned()
-    }
 }
 
 #[cfg(test)]

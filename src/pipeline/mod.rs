@@ -5,13 +5,17 @@
 //! and `fix`; a fix round (`fix`) is answer (`answer`) → apply and `checks` → `prevent` →
 //! `prove` → decide. Every phase shares one run context (`ctx`, with `commands` for running a
 //! recorded command), which imports no phase; `options` and `checkpoint` are plain data, and
-//! `suite` derives the suite that guards against regressions.
+//! `suite` derives the suite that guards against regressions. Every engine call goes through
+//! `call` (the `budget` governor, `secrets` in the prompt, and the `tree` check for agents
+//! that can write files).
 //!
 //! Phases call the runner, the engine and the patch engine; they never print (progress goes
 //! through [`crate::report::Reporter`]) and never decide policy themselves.
 
 mod answer;
 mod artifacts;
+mod budget;
+mod call;
 mod checkpoint;
 mod checks;
 mod commands;
@@ -26,11 +30,13 @@ mod prevent;
 mod prove;
 mod reproduce;
 mod run;
+mod secrets;
 pub mod signals;
 mod suite;
+mod tree;
 pub mod verify;
 
-pub use artifacts::{ARTIFACT_FILES, RunSummary};
+pub use artifacts::{ARTIFACT_FILES, ArtifactMismatch, RunSummary, mismatches, rendered};
 pub use checkpoint::Checkpoint;
 pub use options::{EngineSpec, RunOptions};
 pub use run::run;
@@ -95,6 +101,9 @@ pub enum PipelineError {
     /// An engine could not be set up (bad replay file, missing key).
     #[error("set up the engine")]
     Engine(#[from] crate::engine::EngineError),
+    /// A configured prompt template could not be read.
+    #[error("build the prompt")]
+    Prompt(#[from] crate::prompt::PromptError),
     /// The evidence of `efix verify` is unreadable or from another version.
     #[error("read the evidence in {path}: {message}")]
     Evidence { path: PathBuf, message: String },

@@ -35,23 +35,17 @@ pub(crate) fn run(
 ) -> Result<Option<Proof>, PipelineError> {
     ctx.reporter.info("prove: running with the whole change");
     let command = ctx.command.clone();
-    let mut ids = Vec::new();
     let batch = std::iter::once((command, Purpose::FixedReproduction)).chain(
         ctx.suites
             .clone()
             .into_iter()
             .map(|s| (s, Purpose::FixedSuite)),
     );
-    for (command, purpose) in batch {
-        match ctx.run_command(&command, Phase::Prove, purpose, Some(number))? {
-            Some(id) => ids.push(id),
-            None => {
-                ctx.restore()?;
-                round.verdict = RoundVerdict::Stopped;
-                return Ok(None);
-            }
-        }
-    }
+    let Some(ids) = ctx.run_batch(batch, Phase::Prove, Some(number))? else {
+        ctx.restore()?;
+        round.verdict = RoundVerdict::Stopped;
+        return Ok(None);
+    };
     // Commands may have written files; put the change back exactly.
     ctx.restore()?;
     patch::write_changes(&ctx.root, changes)?;
@@ -115,12 +109,18 @@ fn judge(
             record,
         ));
     }
-    let derived = evidence.request.derived_suite.as_deref();
+    // The derived suite, or the narrower one that replaced it when it was over budget.
+    let narrowed = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.narrowed.as_ref())
+        .and_then(|n| n.narrowed.as_deref());
+    let derived = [evidence.request.derived_suite.as_deref(), narrowed];
     for (i, id) in fixed_suites.iter().enumerate() {
         let Some(record) = evidence.command(*id) else {
             continue;
         };
-        let is_derived = derived == Some(record.command.as_str());
+        let is_derived = derived.contains(&Some(record.command.as_str()));
         let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
         let ok = if is_derived {
             // A derived suite may have failures that predate the fix; it must not gain any.
@@ -182,22 +182,38 @@ fn pass_text(record: &CommandRecord) -> String {
         })
         .unwrap_or_else(|| "not run".to_owned());
     match &record.tests {
-        Some(t) => format!("{exit}, {} passed, {} failed", t.passed, t.failed),
+        Some(t) => format!("{exit}, {}", t.counts_text()),
         None => exit,
     }
 }
 
 /// The status of a test that is known to be in the scope of the command that produced
-/// `report` (it was named by another run of the same command): as listed, or, when the runner
-/// does not list passing tests (pytest without `-v`, plain `go test`), passed if the whole run
-/// passed with no skip.
-pub(crate) fn status_in_scope(report: &TestReport, name: &str) -> Option<TestStatus> {
-    if let Some(test) = report.tests.iter().find(|t| t.name == name) {
-        return Some(test.status);
+/// `after` (it was named by `before`, another run of the same command): as listed (a test
+/// named in parts, such as tape's numbered assertions, by all its parts), or, when the runner
+/// does not list passing tests (pytest `-q`, vitest's and jest's default reporters, mocha's
+/// dot reporter, plain `go test`, unittest), passed if the run was clean: no failure, no error,
+/// and no test gone missing — with the run before known, no more skips than it had and at
+/// least as many passes as it had passes and failures together; without it, no skip at all.
+pub(crate) fn status_in_scope(
+    after: &TestReport,
+    before: Option<&TestReport>,
+    name: &str,
+) -> Option<TestStatus> {
+    if let Some(status) = after.status_of(name) {
+        return Some(status);
     }
-    let clean_pass =
-        report.failed == 0 && report.errors == 0 && report.skipped == 0 && report.passed > 0;
-    (!report.lists_passed && clean_pass).then_some(TestStatus::Passed)
+    if after.lists_passed {
+        return None;
+    }
+    let clean = after.failed == 0 && after.errors == 0 && after.passed > 0;
+    let none_missing = match before {
+        Some(before) => {
+            after.skipped <= before.skipped
+                && after.passed >= before.passed.saturating_add(before.failed)
+        }
+        None => after.skipped == 0,
+    };
+    (clean && none_missing).then_some(TestStatus::Passed)
 }
 
 /// The before/after table over pairs of (before, after) records.
@@ -238,7 +254,7 @@ pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) 
         // A runner that lists only failures leaves them unconfirmed; a clean run settles it.
         for id in &comparison.unconfirmed {
             let test = name(id);
-            if status_in_scope(after, &test) == Some(TestStatus::Passed) {
+            if status_in_scope(after, Some(before), &test) == Some(TestStatus::Passed) {
                 after_passed.insert(test.clone());
                 fixed.insert(test);
             } else {
@@ -328,4 +344,59 @@ pub(crate) fn failure_issue(rule: &str, what: &str, record: &CommandRecord) -> I
         message.push_str(&format!("\nlast lines of output:\n{tail}"));
     }
     Issue::new(rule, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testreport::TestCase;
+
+    /// A vitest-style report that names only failures.
+    fn report(passed: u64, failed: u64, skipped: u64, failing: &[&str]) -> TestReport {
+        TestReport {
+            format: "vitest".to_owned(),
+            tests: failing
+                .iter()
+                .map(|name| TestCase {
+                    name: (*name).to_owned(),
+                    status: TestStatus::Failed,
+                    file: None,
+                })
+                .collect(),
+            passed,
+            failed,
+            skipped,
+            errors: 0,
+            lists_passed: false,
+        }
+    }
+
+    #[test]
+    fn a_clean_run_passes_a_test_the_runner_does_not_list_when_nothing_went_missing() {
+        let before = report(5, 1, 2, &["parses crlf"]);
+        let after = report(6, 0, 2, &[]);
+        assert_eq!(
+            status_in_scope(&after, Some(&before), "parses crlf"),
+            Some(TestStatus::Passed)
+        );
+        // Suites with skipped tests are the norm; without the run before, a skip is doubt.
+        assert_eq!(status_in_scope(&after, None, "parses crlf"), None);
+    }
+
+    #[test]
+    fn a_failing_test_turned_into_a_skip_or_gone_is_not_a_pass() {
+        let before = report(5, 1, 2, &["parses crlf"]);
+        let skipped_now = report(5, 0, 3, &[]);
+        assert_eq!(
+            status_in_scope(&skipped_now, Some(&before), "parses crlf"),
+            None
+        );
+        let gone = report(5, 0, 2, &[]);
+        assert_eq!(status_in_scope(&gone, Some(&before), "parses crlf"), None);
+        let still_failing = report(5, 1, 2, &["parses crlf"]);
+        assert_eq!(
+            status_in_scope(&still_failing, Some(&before), "parses crlf"),
+            Some(TestStatus::Failed)
+        );
+    }
 }

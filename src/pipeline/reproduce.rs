@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::evidence::{CommandRecord, Phase, Purpose, Reproduction, Status};
+use crate::evidence::{CommandRecord, Narrowing, Phase, Purpose, Reproduction, Status};
 use crate::exit::ExitStatus;
 use crate::testreport::TestStatus;
 
@@ -52,6 +52,7 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
         reproduced: all_failed && !no_tests && !not_found,
         flaky,
         failing_tests,
+        narrowed: None,
     });
     if not_found {
         ctx.conclude(
@@ -97,17 +98,86 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
     ctx.reporter.info("the failure reproduced");
     let mut baselines = Vec::new();
     for suite in ctx.suites.clone() {
-        let id = ctx.run_command(&suite, Phase::Reproduce, Purpose::SuiteBaseline, None)?;
+        let derived = ctx.evidence.request.derived_suite.as_deref() == Some(suite.as_str());
+        // The derived whole suite gets the suite budget: a baseline that needs longer is not
+        // run to its end, the suite is narrowed instead.
+        let limit = derived.then_some(ctx.config.test.suite_budget);
+        let id = ctx.run_command_within(
+            &suite,
+            Phase::Reproduce,
+            Purpose::SuiteBaseline,
+            None,
+            limit,
+        )?;
         ctx.restore()?;
-        match id {
-            Some(id) => baselines.push(id),
-            None => return Ok(Some(stop(ctx))),
+        let Some(id) = id else {
+            return Ok(Some(stop(ctx)));
+        };
+        if derived && over_budget(ctx, id) {
+            let narrowed = narrow(ctx, &suite, id);
+            if let Some(narrow) = narrowed {
+                let id =
+                    ctx.run_command(&narrow, Phase::Reproduce, Purpose::SuiteBaseline, None)?;
+                ctx.restore()?;
+                match id {
+                    Some(id) => baselines.push(id),
+                    None => return Ok(Some(stop(ctx))),
+                }
+            }
+            continue;
         }
+        baselines.push(id);
     }
     if let Some(repro) = ctx.evidence.reproduction.as_mut() {
         repro.suite_baselines = baselines;
     }
     Ok(None)
+}
+
+/// Whether a derived suite's baseline run took the whole suite budget (it was stopped there,
+/// or finished later than it).
+fn over_budget(ctx: &Ctx<'_>, id: usize) -> bool {
+    let budget_ms = u64::try_from(ctx.config.test.suite_budget.as_millis()).unwrap_or(u64::MAX);
+    ctx.evidence
+        .command(id)
+        .and_then(|record| record.outcome.as_ref())
+        .is_some_and(|outcome| outcome.timed_out || outcome.duration_ms >= budget_ms)
+}
+
+/// Replace the over-budget derived suite with the narrow one (or with nothing), record why,
+/// and return the suite to run instead.
+fn narrow(ctx: &mut Ctx<'_>, whole: &str, baseline: usize) -> Option<String> {
+    let narrowed = ctx.evidence.request.narrow_suite.clone();
+    let replace = |suites: &mut Vec<String>| {
+        let at = suites.iter().position(|s| s == whole);
+        match (at, &narrowed) {
+            (Some(at), Some(narrow)) => suites[at] = narrow.clone(),
+            (Some(at), None) => {
+                suites.remove(at);
+            }
+            (None, _) => {}
+        }
+    };
+    replace(&mut ctx.suites);
+    replace(&mut ctx.checkpoint.suites);
+    let budget_ms = ctx.evidence.request.suite_budget_ms;
+    ctx.reporter.warn(&format!(
+        "the whole suite `{whole}` needs longer than the suite budget of {}; the proof covers {}",
+        crate::evidence::duration_text(budget_ms),
+        match &narrowed {
+            Some(narrow) => format!("`{narrow}` instead"),
+            None => "the reproduction only".to_owned(),
+        }
+    ));
+    if let Some(repro) = ctx.evidence.reproduction.as_mut() {
+        repro.narrowed = Some(Narrowing {
+            whole: whole.to_owned(),
+            narrowed: narrowed.clone(),
+            baseline,
+            budget_ms,
+        });
+    }
+    narrowed
 }
 
 fn stop(ctx: &mut Ctx<'_>) -> ExitStatus {

@@ -209,6 +209,7 @@ fn new_evidence(
     root: &Path,
     base: Option<String>,
 ) -> Evidence {
+    let derived = derived_suites(options, config, root);
     Evidence {
         schema_version: SCHEMA_VERSION,
         efix_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -217,7 +218,10 @@ fn new_evidence(
         request: RunRequest {
             command: options.command.clone(),
             suites: options.suites.clone(),
-            derived_suite: derived_suite(options),
+            derived_suite: derived.as_ref().map(|(whole, _)| whole.clone()),
+            narrow_suite: derived.and_then(|(_, narrow)| narrow),
+            suite_budget_ms: u64::try_from(config.test.suite_budget.as_millis())
+                .unwrap_or(u64::MAX),
             repeat: options.repeat.max(1),
             max_rounds: config.max_rounds,
             dry_run: options.dry_run,
@@ -247,14 +251,30 @@ fn new_evidence(
     }
 }
 
-/// The reproduction without its test filter, when no suite is configured.
-fn derived_suite(options: &RunOptions) -> Option<String> {
+/// With no suite configured, the whole suite of the reproduction's runner and the narrower
+/// one to fall back to, as command strings. A derived command the allowlist refuses is not
+/// derived: the user did not ask for it, so it must not refuse the run.
+fn derived_suites(
+    options: &RunOptions,
+    config: &Config,
+    root: &Path,
+) -> Option<(String, Option<String>)> {
     if !options.suites.is_empty() {
         return None;
     }
     let argv = crate::policy::command::split(&options.command).ok()?;
-    let derived = suite::derive(&argv)?;
-    shlex::try_join(derived.iter().map(String::as_str)).ok()
+    let derived = suite::derive(&argv, root)?;
+    let allowed = |argv: &[String]| crate::policy::command::check_argv(argv, &config.allow).is_ok();
+    let join = |argv: &[String]| shlex::try_join(argv.iter().map(String::as_str)).ok();
+    if !allowed(&derived.whole) {
+        tracing::info!(suite = ?derived.whole, "not deriving a suite the allowlist refuses");
+        return None;
+    }
+    let narrow = derived
+        .narrow
+        .filter(|narrow| allowed(narrow))
+        .and_then(|narrow| join(&narrow));
+    Some((join(&derived.whole)?, narrow))
 }
 
 fn resumed_evidence(

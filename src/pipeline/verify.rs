@@ -38,7 +38,10 @@ pub struct VerifyReport {
     pub artifacts: String,
     pub base_commit: Option<String>,
     pub claims: Vec<Claim>,
-    /// Whether every claim held.
+    /// Published artifacts (`patch.diff`, `pr-title.txt`, `pr-body.md`) that are not what the
+    /// evidence renders; any entry means the directory is not what the run wrote.
+    pub artifact_mismatches: Vec<super::ArtifactMismatch>,
+    /// Whether every claim held and every published artifact matches the evidence.
     pub holds: bool,
 }
 
@@ -161,11 +164,20 @@ pub fn verify(
         reporter.end_phase();
     }
     snapshot.restore()?;
-    let holds = !claims.is_empty() && claims.iter().all(|c| c.holds);
+    let artifact_mismatches = super::mismatches(artifacts, evidence);
+    for mismatch in &artifact_mismatches {
+        reporter.warn(&format!(
+            "{}: {} (edited after the run?)",
+            mismatch.file, mismatch.problem
+        ));
+    }
+    let holds =
+        !claims.is_empty() && claims.iter().all(|c| c.holds) && artifact_mismatches.is_empty();
     Ok(VerifyReport {
         artifacts: artifacts.display().to_string(),
         base_commit: evidence.repo.base_commit.clone(),
         claims,
+        artifact_mismatches,
         holds,
     })
 }
@@ -231,7 +243,7 @@ fn failing(report: Option<&TestReport>) -> Vec<String> {
 fn describe(succeeded: bool, tests: Option<&TestReport>) -> String {
     let status = if succeeded { "passed" } else { "failed" };
     match tests {
-        Some(t) => format!("{status} ({} passed, {} failed)", t.passed, t.failed),
+        Some(t) => format!("{status} ({})", t.counts_text()),
         None => status.to_owned(),
     }
 }

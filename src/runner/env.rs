@@ -46,10 +46,19 @@ pub const DEFAULT_ENV_PASS: &[&str] = &[
 ];
 
 /// Whether a variable is never handed to a child, even when listed explicitly: GitHub's
-/// tokens and workflow-command files, `ACTIONS_*` and `INPUT_*` (runner internals and action
-/// inputs, which often carry tokens), and any name containing `TOKEN`, `SECRET`, `KEY` or
-/// `PASSWORD` in any case.
+/// tokens and workflow-command files, `ACTIONS_*` and `INPUT_*` (see [`is_github_channel`]),
+/// and any name containing `TOKEN`, `SECRET`, `KEY` or `PASSWORD` in any case.
 pub fn is_never_passed(name: &str) -> bool {
+    const FRAGMENTS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD"];
+    let upper = name.to_ascii_uppercase();
+    is_github_channel(name) || FRAGMENTS.iter().any(|f| upper.contains(f))
+}
+
+/// Whether a variable carries GitHub's token or the runner's own channels: `GITHUB_TOKEN`,
+/// `GH_TOKEN`, the workflow-command files (`GITHUB_ENV`, `GITHUB_OUTPUT`, ...), `ACTIONS_*`
+/// and `INPUT_*` (runner internals and action inputs, which often carry tokens). No child may
+/// get these, not even an ACP agent that is given its own credentials.
+pub fn is_github_channel(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "GITHUB_TOKEN",
         "GH_TOKEN",
@@ -60,11 +69,8 @@ pub fn is_never_passed(name: &str) -> bool {
         "GITHUB_STEP_SUMMARY",
     ];
     const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
-    const FRAGMENTS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD"];
     let upper = name.to_ascii_uppercase();
-    EXACT.contains(&upper.as_str())
-        || PREFIXES.iter().any(|p| upper.starts_with(p))
-        || FRAGMENTS.iter().any(|f| upper.contains(f))
+    EXACT.contains(&upper.as_str()) || PREFIXES.iter().any(|p| upper.starts_with(p))
 }
 
 fn is_listed(name: &str, extra_pass: &[String]) -> bool {

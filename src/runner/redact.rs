@@ -132,6 +132,104 @@ impl Redactor {
     }
 }
 
+/// One match of a rule in a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    start: usize,
+    /// Always past `start`: rules never match the empty string (each starts with a literal).
+    end: usize,
+    /// Index of the rule.
+    rule: usize,
+}
+
+impl Redactor {
+    /// The first whole match starting at or after `from` and before `limit`.
+    fn next_match(
+        &self,
+        haystack: &[u8],
+        mut from: usize,
+        limit: usize,
+        locations: &mut CaptureLocations,
+    ) -> Option<Found> {
+        while from < limit {
+            let found = self.regex.captures_read_at(locations, haystack, from)?;
+            if found.start() >= limit {
+                return None;
+            }
+            let rule = (0..self.ids.len())
+                .find(|&index| locations.get(index + 1).is_some())
+                .unwrap_or(0);
+            let end = match self.extents[rule] {
+                Extent::Regex => Some(found.end()),
+                Extent::PrivateKeyBlock => Some(
+                    private_key_block_end(&self.private_key_end, haystack, found.end())
+                        .unwrap_or(found.end()),
+                ),
+                Extent::Run { class, max_extra } => {
+                    Some(run_end(haystack, found.end(), class, max_extra))
+                }
+                Extent::Jwt => jwt_len(&haystack[found.start()..]).map(|len| found.start() + len),
+            };
+            match end {
+                Some(end) => {
+                    return Some(Found {
+                        start: found.start(),
+                        end: end.max(found.start() + 1),
+                        rule,
+                    });
+                }
+                // A trigger that is not a whole token: look again one byte further on.
+                None => from = found.start() + 1,
+            }
+        }
+        None
+    }
+}
+
+/// Where a redaction rule matches in a text that is scanned whole (a prompt), and which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    /// Byte range of the match in the text.
+    pub range: std::ops::Range<usize>,
+    /// The rule id, as in `[REDACTED:<id>]` (`github-token`, `env:NAME`, ...).
+    pub rule: String,
+}
+
+/// Every match of the redaction rules (token formats and the literal forms of `secrets`) in
+/// `text`, in order and not overlapping: what `[REDACTED:<id>]` would replace.
+pub fn secret_matches(secrets: &[Secret], text: &str) -> Result<Vec<SecretMatch>, RunnerError> {
+    let redactor = Redactor::cached(secrets)?;
+    let mut locations = redactor.regex.capture_locations();
+    let haystack = text.as_bytes();
+    let mut matches = Vec::new();
+    let mut from = 0;
+    while let Some(found) = redactor.next_match(haystack, from, haystack.len(), &mut locations) {
+        // A match that ends inside a UTF-8 sequence is widened to whole characters, so the
+        // caller can slice the text.
+        let mut end = found.end.min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let mut start = found.start;
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        matches.push(SecretMatch {
+            range: start..end,
+            rule: redactor.ids[found.rule].clone(),
+        });
+        from = end;
+    }
+    Ok(matches)
+}
+
+/// `text` with every match of the redaction rules replaced by `[REDACTED:<id>]`, for text
+/// that does not come from a command's pipes (an agent's stderr, a server's error message).
+pub fn redact_text(secrets: &[Secret], text: &str) -> Result<String, RunnerError> {
+    let redactor = Redactor::cached(secrets)?;
+    Ok(redactor.redact_text(text, &mut Counts::new()))
+}
+
 /// The maximum length of a rule's matches (regex plus what its extent adds), or an error for an unbounded rule (a bug: the
 /// window would be infinite).
 fn max_len(rule: &Rule) -> Result<usize, RunnerError> {
@@ -202,42 +300,13 @@ impl RedactStream<'_> {
         };
         let mut emitted = self.look;
         let mut search_from = self.look;
-        while search_from < settled {
-            let Some(found) =
-                redactor
-                    .regex
-                    .captures_read_at(&mut self.locations, &self.work, search_from)
-            else {
-                break;
-            };
-            if found.start() >= settled {
-                break;
-            }
-            let rule = (0..redactor.ids.len())
-                .find(|&index| self.locations.get(index + 1).is_some())
-                .unwrap_or(0);
-            let end = match redactor.extents[rule] {
-                Extent::Regex => Some(found.end()),
-                Extent::PrivateKeyBlock => Some(
-                    private_key_block_end(&redactor.private_key_end, &self.work, found.end())
-                        .unwrap_or(found.end()),
-                ),
-                Extent::Run { class, max_extra } => {
-                    Some(run_end(&self.work, found.end(), class, max_extra))
-                }
-                Extent::Jwt => jwt_len(&self.work[found.start()..]).map(|len| found.start() + len),
-            };
-            let Some(end) = end else {
-                // A trigger that is not a whole token: look again one byte further on.
-                search_from = found.start() + 1;
-                continue;
-            };
-            sink(&self.work[emitted..found.start()]);
-            sink(&redactor.replacements[rule]);
-            self.counts[rule] += 1;
-            // Rules never match the empty string (each starts with a literal), so this
-            // always advances.
-            emitted = end.max(found.start() + 1);
+        while let Some(found) =
+            redactor.next_match(&self.work, search_from, settled, &mut self.locations)
+        {
+            sink(&self.work[emitted..found.start]);
+            sink(&redactor.replacements[found.rule]);
+            self.counts[found.rule] += 1;
+            emitted = found.end;
             search_from = emitted;
         }
         let cut = settled.max(emitted).min(len);

@@ -286,6 +286,7 @@ pub(crate) fn parse_nextest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut started: Option<u64> = None;
     let mut summary_seen = false;
     let mut in_final_list = false;
+    let mut listed = false;
     for line in lines {
         if let Some(caps) = NEXTEST_SUMMARY.captures(line) {
             summary_seen = true;
@@ -313,6 +314,7 @@ pub(crate) fn parse_nextest(lines: &[String]) -> Option<(Signal, TestReport)> {
                 flaky if flaky.starts_with("FLAKY") => TestStatus::Passed,
                 _ => TestStatus::Failed,
             };
+            listed |= status == TestStatus::Passed;
             // The list after the summary repeats results already seen.
             if in_final_list {
                 builder.record_new(Some(binary.as_str()), name.as_str(), status);
@@ -327,7 +329,8 @@ pub(crate) fn parse_nextest(lines: &[String]) -> Option<(Signal, TestReport)> {
     if started.is_none() && !summary_seen {
         return None;
     }
-    builder
-        .into_parsed()
-        .map(|(_, report)| (Signal::Summary, report))
+    let (_, mut report) = builder.into_parsed()?;
+    // `--status-level fail` (or `none`) hides the PASS lines: then passes are not named.
+    report.lists_passed = listed || report.passed == 0;
+    Some((Signal::Summary, report))
 }

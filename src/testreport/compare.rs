@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::model::{TestReport, TestStatus};
+use super::model::{TestReport, TestStatus, combined, is_part};
 
 /// How the tests of one command changed between the run before a fix and the run after.
 ///
@@ -84,51 +84,34 @@ pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
 }
 
 /// A failure of a whole file or package (a collection error, a suite that failed to run, a
-/// build failure) is named after the file itself. When the after run names tests of that
-/// file instead, the group's status is theirs: failed if any failed, passed if all that ran
-/// passed, skipped if none ran.
+/// build failure) is named after the file itself, and a tape test that did not finish after
+/// the test. When the after run names the group's members instead (the file's tests, the
+/// test's numbered assertions `name #N`), the group's status is theirs: failed if any failed,
+/// passed if all that ran passed, skipped if none ran.
 fn group_status(case: &super::TestCase, after: &TestReport) -> Option<TestStatus> {
-    if case.file.as_deref() != Some(case.name.as_str()) {
-        return None;
-    }
-    let mut members = after
-        .tests
-        .iter()
-        .filter(|member| member.file == case.file && member.name != case.name)
-        .peekable();
-    members.peek()?;
-    let statuses: Vec<TestStatus> = members.map(|member| member.status).collect();
-    if statuses.contains(&TestStatus::Failed) {
-        Some(TestStatus::Failed)
-    } else if statuses.contains(&TestStatus::Passed) {
-        Some(TestStatus::Passed)
-    } else {
-        Some(TestStatus::Skipped)
-    }
+    let whole_file = case.file.as_deref() == Some(case.name.as_str());
+    combined(
+        after
+            .tests
+            .iter()
+            .filter(|member| {
+                member.file == case.file
+                    && if whole_file {
+                        member.name != case.name
+                    } else {
+                        is_part(&member.name, &case.name)
+                    }
+            })
+            .map(|member| member.status),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testreport::TestCase;
 
     fn report(lists_passed: bool, tests: &[(&str, TestStatus)]) -> TestReport {
-        TestReport {
-            format: "cargo".into(),
-            tests: tests
-                .iter()
-                .map(|(name, status)| TestCase {
-                    name: (*name).into(),
-                    status: *status,
-                    file: None,
-                })
-                .collect(),
-            passed: 0,
-            failed: 0,
-            skipped: 0,
-            errors: 0,
-            lists_passed,
-        }
+        crate::testreport::model::report_of(lists_passed, tests)
     }
 
     fn ids(names: &[&str]) -> Vec<String> {

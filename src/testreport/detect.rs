@@ -3,7 +3,7 @@
 use super::junit::parse_junit_xml;
 use super::model::{Signal, TestReport};
 use super::text::clean_lines;
-use super::{cargo, gotest, jest, mocha, pytest, tap};
+use super::{cargo, gotest, jest, mocha, pytest, tap, unittest};
 
 type Parser = fn(&[String]) -> Option<(Signal, TestReport)>;
 
@@ -15,6 +15,7 @@ const PARSERS: &[Parser] = &[
     cargo::parse_nextest,
     cargo::parse_libtest,
     pytest::parse,
+    unittest::parse,
     gotest::parse_json,
     gotest::parse,
     jest::parse_vitest,

@@ -18,6 +18,7 @@ fn render(report: Option<&TestReport>) -> String {
         "counts: passed {}, failed {}, skipped {}, errors {}",
         report.passed, report.failed, report.skipped, report.errors
     );
+    let _ = writeln!(out, "in words: {}", report.counts_text());
     let _ = writeln!(out, "lists_passed: {}", report.lists_passed);
     let _ = writeln!(out, "ran_no_tests: {}", report.ran_no_tests());
     let _ = writeln!(out, "failing: {:?}", report.failing());
@@ -71,6 +72,9 @@ const TEXT_FIXTURES: &[&str] = &[
     "pytest_real_desel.txt",
     "pytest_real_q_pass.txt",
     "pytest_real_empty.txt",
+    "pytest_real_ra.txt",
+    "pytest_real_subtests_q.txt",
+    "pytest_real_subtests_v.txt",
     "jest_verbose.txt",
     "jest_default.txt",
     "jest_suite_failed.txt",
@@ -80,6 +84,9 @@ const TEXT_FIXTURES: &[&str] = &[
     "jest_real_default.txt",
     "jest_real_filter.txt",
     "jest_real_none.txt",
+    "jest_real30_default.txt",
+    "jest_real30_pass.txt",
+    "jest_real30_verbose.txt",
     "vitest.txt",
     "vitest_verbose.txt",
     "vitest_no_files.txt",
@@ -87,10 +94,18 @@ const TEXT_FIXTURES: &[&str] = &[
     "vitest_real_verbose.txt",
     "vitest_real_filter.txt",
     "vitest_real_none.txt",
+    "vitest_real3_default.txt",
+    "vitest_real3_default_pass.txt",
+    "vitest_real3_verbose.txt",
+    "vitest_real3_verbose_pass.txt",
     "mocha.txt",
     "mocha_none.txt",
     "mocha_real.txt",
     "mocha_real_none.txt",
+    "mocha_real_spec.txt",
+    "mocha_real_dot.txt",
+    "mocha_real_dot_pass.txt",
+    "mocha_real_progress.txt",
     "go_verbose.txt",
     "go_plain.txt",
     "go_no_tests.txt",
@@ -103,12 +118,34 @@ const TEXT_FIXTURES: &[&str] = &[
     "go_real_none.txt",
     "go_real_none_v.txt",
     "go_real_build.txt",
+    "go_real119_plain.txt",
+    "go_real119_v.txt",
+    "go_real119_json.txt",
     "node_tap.txt",
     "tap_plain.txt",
     "node_spec.txt",
     "node_tap_real.txt",
     "node_spec_real.txt",
     "node_spec_none.txt",
+    "tape_real.txt",
+    "tape_real_pass.txt",
+    "tape_real_crash.txt",
+    "tape_real_crash_fixed.txt",
+    "tape_real_directives.txt",
+    "unittest_real_py310.txt",
+    "unittest_real_py310_v.txt",
+    "unittest_real_py311.txt",
+    "unittest_real_py311_v.txt",
+    "unittest_real_py312.txt",
+    "unittest_real_py312_v.txt",
+    "unittest_real_py313_v.txt",
+    "unittest_real_pass.txt",
+    "unittest_real_pass_v.txt",
+    "unittest_real_errors.txt",
+    "unittest_real_errors_v.txt",
+    "unittest_real_py310_errors_v.txt",
+    "unittest_real_none.txt",
+    "unittest_real_py312_none.txt",
 ];
 
 #[test]
@@ -134,6 +171,7 @@ fn every_fixture_is_recognised_as_its_own_runner() {
     fn expected(name: &str) -> &str {
         match name.split(['_', '.']).next().unwrap_or("") {
             "node" if name.contains("tap") => "tap",
+            "tape" => "tap",
             other => other,
         }
     }
@@ -153,6 +191,202 @@ fn every_fixture_is_recognised_as_its_own_runner() {
         .map(|name| (name.to_string(), expected(name).to_owned()))
         .collect();
     assert_eq!(found, wanted);
+}
+
+/// Reports of the named fixtures, in order.
+fn reports(names: &[&str]) -> Vec<TestReport> {
+    names
+        .iter()
+        .map(|name| parse(&fixture(name), "").unwrap_or_else(|| panic!("{name} not recognised")))
+        .collect()
+}
+
+#[test]
+fn one_run_read_through_different_reporters_names_the_same_failing_tests() {
+    let groups: &[&[&str]] = &[
+        &[
+            "mocha_real_spec.txt",
+            "mocha_real_dot.txt",
+            "mocha_real_progress.txt",
+        ],
+        &["vitest_real3_default.txt", "vitest_real3_verbose.txt"],
+        &["jest_real30_default.txt", "jest_real30_verbose.txt"],
+        &[
+            "pytest_real_subtests_q.txt",
+            "pytest_real_subtests_v.txt",
+            "pytest_real_ra.txt",
+        ],
+        // Python 3.10 prints `test_x (pkg.mod.Class)`, 3.11 and later the full id.
+        &[
+            "unittest_real_py310.txt",
+            "unittest_real_py310_v.txt",
+            "unittest_real_py311.txt",
+            "unittest_real_py311_v.txt",
+            "unittest_real_py312.txt",
+            "unittest_real_py312_v.txt",
+            "unittest_real_py313_v.txt",
+        ],
+        &[
+            "go_real119_plain.txt",
+            "go_real119_v.txt",
+            "go_real119_json.txt",
+        ],
+        &[
+            "unittest_real_errors.txt",
+            "unittest_real_errors_v.txt",
+            "unittest_real_py310_errors_v.txt",
+        ],
+    ];
+    for group in groups {
+        let failing: Vec<Vec<String>> = reports(group)
+            .iter()
+            .map(|report| {
+                let mut ids: Vec<String> = report
+                    .tests
+                    .iter()
+                    .filter(|case| case.status == TestStatus::Failed)
+                    .map(TestCase::id)
+                    .collect();
+                ids.sort();
+                ids
+            })
+            .collect();
+        assert!(
+            failing
+                .iter()
+                .all(|ids| *ids == failing[0] && !ids.is_empty()),
+            "{group:?}: {failing:?}"
+        );
+    }
+}
+
+#[test]
+fn reporters_that_name_only_failures_say_so_and_the_others_list_passes() {
+    let lists: Vec<(&str, bool)> = [
+        "tape_real.txt",
+        "mocha_real_spec.txt",
+        "mocha_real_dot.txt",
+        "mocha_real_dot_pass.txt",
+        "vitest_real3_default.txt",
+        "vitest_real3_default_pass.txt",
+        "vitest_real3_verbose.txt",
+        "jest_real30_default.txt",
+        "jest_real30_pass.txt",
+        "jest_real30_verbose.txt",
+        "pytest_real_subtests_q.txt",
+        "pytest_real_ra.txt",
+        "unittest_real_py311.txt",
+        "unittest_real_pass.txt",
+        "unittest_real_py311_v.txt",
+        "go_real_plain.txt",
+        "go_real_v.txt",
+    ]
+    .iter()
+    .map(|name| (*name, reports(&[name])[0].lists_passed))
+    .collect();
+    let expected = vec![
+        ("tape_real.txt", true),
+        ("mocha_real_spec.txt", true),
+        ("mocha_real_dot.txt", false),
+        ("mocha_real_dot_pass.txt", false),
+        // A failing file lists its tests, a passing one is a `✓ file (1 test)` line.
+        ("vitest_real3_default.txt", false),
+        ("vitest_real3_default_pass.txt", false),
+        ("vitest_real3_verbose.txt", true),
+        ("jest_real30_default.txt", false),
+        ("jest_real30_pass.txt", false),
+        ("jest_real30_verbose.txt", true),
+        ("pytest_real_subtests_q.txt", false),
+        ("pytest_real_ra.txt", true),
+        ("unittest_real_py311.txt", false),
+        ("unittest_real_pass.txt", false),
+        ("unittest_real_py311_v.txt", true),
+        ("go_real_plain.txt", false),
+        ("go_real_v.txt", true),
+    ];
+    assert_eq!(lists, expected);
+}
+
+#[test]
+fn every_fixture_that_names_tests_is_told_with_nonzero_counts() {
+    for name in TEXT_FIXTURES {
+        let Some(report) = parse(&fixture(name), "") else {
+            continue;
+        };
+        let words = report.counts_text();
+        let nonzero = words
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|number| number.parse::<u64>().is_ok_and(|n| n > 0));
+        assert!(
+            report.tests.is_empty() || nonzero,
+            "{name}: names tests but reads `{words}`"
+        );
+    }
+}
+
+#[test]
+fn tape_assertions_keep_their_names_when_other_tests_gain_assertions() {
+    let before = parse(&fixture("tape_real.txt"), "");
+    // One more assertion in the first test shifts every later TAP number.
+    let mut grown = String::new();
+    let mut number = 0;
+    for line in fixture("tape_real.txt").lines() {
+        let mut line = line.to_owned();
+        for prefix in ["ok ", "not ok "] {
+            if let Some(rest) = line.strip_prefix(prefix)
+                && let Some((n, text)) = rest.split_once(' ')
+                && n.parse::<u64>().is_ok()
+            {
+                number += 1;
+                line = format!("{prefix}{number} {text}");
+            }
+        }
+        grown.push_str(&line);
+        grown.push('\n');
+        if line.starts_with("ok 3 ") {
+            number += 1;
+            grown.push_str(&format!("ok {number} should be truthy\n"));
+        }
+    }
+    let after = parse(&grown, "");
+    let failing = |report: &Option<TestReport>| {
+        report
+            .as_ref()
+            .map(|report| report.failing().join(", "))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        (failing(&before), failing(&after)),
+        (
+            "parse handles crlf #2".to_owned(),
+            "parse handles crlf #2".to_owned()
+        )
+    );
+    assert_eq!(
+        after.map(|report| report.tests.len()),
+        before.map(|report| report.tests.len() + 1)
+    );
+}
+
+#[test]
+fn a_tape_test_that_crashed_is_fixed_when_its_assertions_then_pass() {
+    let [before, after] = [
+        reports(&["tape_real_crash.txt"]).remove(0),
+        reports(&["tape_real_crash_fixed.txt"]).remove(0),
+    ];
+    let comparison = super::compare(&before, &after);
+    assert_eq!(
+        (
+            before.failing(),
+            comparison.fixed,
+            after.status_of("b throws")
+        ),
+        (
+            vec!["b throws"],
+            vec!["b throws".to_owned()],
+            Some(TestStatus::Passed)
+        )
+    );
 }
 
 #[test]
@@ -256,7 +490,7 @@ impl XorShift {
 #[test]
 fn random_bytes_and_mangled_fixtures_never_panic() {
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-    let alphabet: Vec<char> = "ok not - # . [ ] ( ) ✓ ✕ × ● › > \n\r\t\x1b 0123 PASS FAIL test result: passed failed running <testcase /> <![CDATA[ &amp; &#x; ℹ ▶ ﹣ ---- { } \" ="
+    let alphabet: Vec<char> = "ok not - # . [ ] ( ) ✓ ✕ × ● › > \n\r\t\x1b 0123 PASS FAIL test result: passed failed running <testcase /> <![CDATA[ &amp; &#x; ℹ ▶ ﹣ ---- { } \" = Ran ERROR: ... =:"
         .chars()
         .collect();
     let mut samples: Vec<String> = Vec::new();
@@ -285,6 +519,35 @@ fn random_bytes_and_mangled_fixtures_never_panic() {
                 .unwrap_or(text.len());
             samples.push(text[..at].to_owned());
             cut = at + 1 + (rng.next() % 97) as usize;
+        }
+        // Line-level mutations keep each format's shape while breaking its order: lines
+        // dropped, repeated, swapped and cut short.
+        let lines: Vec<&str> = text.lines().collect();
+        for _ in 0..8 {
+            let mut mutated: Vec<String> = Vec::with_capacity(lines.len() + 4);
+            for line in &lines {
+                match rng.next() % 10 {
+                    0 => {}
+                    1 => {
+                        mutated.push((*line).to_owned());
+                        mutated.push((*line).to_owned());
+                    }
+                    2 => {
+                        let end = (0..=line.len())
+                            .rev()
+                            .find(|at| line.is_char_boundary(*at) && *at <= line.len() / 2)
+                            .unwrap_or(0);
+                        mutated.push(line[..end].to_owned());
+                    }
+                    _ => mutated.push((*line).to_owned()),
+                }
+            }
+            if mutated.len() > 1 {
+                let a = (rng.next() % mutated.len() as u64) as usize;
+                let b = (rng.next() % mutated.len() as u64) as usize;
+                mutated.swap(a, b);
+            }
+            samples.push(mutated.join("\n"));
         }
     }
     for sample in &samples {

@@ -1,5 +1,11 @@
 //! jest (`PASS`/`FAIL file`, `✓`/`✕`/`○` lines, `● a › b` failure headers, `Tests:` summary)
 //! and vitest (`✓`/`×`/`↓` lines, `FAIL file > a > b`, `Test Files`/`Tests` summary).
+//!
+//! Both default reporters name passing tests only in some cases: jest prints the tree of
+//! tests when it runs one file, else only `PASS file` and the failures; vitest lists a file's
+//! tests only when the file failed. A `PASS file` or `✓ file (N tests)` line is not turned
+//! into tests: the counts come from the summary and `lists_passed` says the passes are not
+//! all named.
 
 use std::sync::LazyLock;
 
@@ -122,7 +128,7 @@ static VITEST_FILES: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Test Files\s+.*
 static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+) > (.+?)\s*$"));
 static VITEST_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✓|✔|×|✕|↓|❯|·)\s+(.+)$"));
 static VITEST_FILE_HEADER: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^(\S+)\s+\(\d+ tests?(?:\s*\|[^)]*)?\)"));
+    LazyLock::new(|| re(r"^(\S+)\s+\((\d+) tests?(?:\s*\|[^)]*)?\)"));
 static VITEST_NONE: LazyLock<Regex> = LazyLock::new(|| re(r"^No test files found"));
 
 pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
@@ -131,6 +137,12 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut files_line = false;
     let mut none_found = false;
     let mut listed = false;
+    // The default reporter lists the tests of a file only when it failed (vitest 3) or only
+    // its failures (vitest 2); a passing file is one `✓ file (N tests)` line. The tests a
+    // header announces and the lines under it tell whether every test was named.
+    let mut announced: u64 = 0;
+    let mut under_header: u64 = 0;
+    let mut all_named = true;
     for line in lines {
         if let Some(caps) = VITEST_TESTS.captures(line) {
             let mut counts = Counts::default();
@@ -158,7 +170,13 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
             };
             let text = text.as_str();
             if let Some(header) = VITEST_FILE_HEADER.captures(text) {
+                all_named &= under_header >= announced;
                 file = header.get(1).map(|m| m.as_str().to_owned());
+                announced = header
+                    .get(2)
+                    .and_then(|m| m.as_str().parse().ok())
+                    .unwrap_or(0);
+                under_header = 0;
                 continue;
             }
             let status = match mark.as_str() {
@@ -176,8 +194,10 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
             };
             builder.record(path.as_deref(), name, status);
             listed |= status == TestStatus::Passed;
+            under_header += 1;
         }
     }
+    all_named &= under_header >= announced;
     if !files_line && !builder.has_summary() && !none_found {
         return None;
     }
@@ -185,7 +205,7 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
         builder.add_summary(Counts::default());
     }
     let mut report = builder.finish();
-    report.lists_passed = listed || report.passed == 0;
+    report.lists_passed = (listed && all_named) || report.passed == 0;
     Some((Signal::Summary, report))
 }
 

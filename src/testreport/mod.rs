@@ -1,5 +1,6 @@
 //! Parsing test-runner output into per-test results: cargo test (libtest and nextest), pytest,
-//! jest, vitest, mocha, go test (text and `-json`), node:test (spec and TAP), TAP and JUnit XML.
+//! jest, vitest, mocha, go test (text and `-json`), node:test (spec and TAP), tape and other TAP,
+//! Python's unittest and JUnit XML.
 //!
 //! Pure text in, structured results out; it never runs anything and never decides what a
 //! result means for the pipeline (that is `pipeline`'s job). It also owns the before/after
@@ -21,11 +22,13 @@ mod pytest;
 mod select;
 mod tap;
 mod text;
+mod unittest;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
 pub use detect::parse;
 pub use junit::parse_junit_xml;
+pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};
 
 #[cfg(test)]

@@ -7,6 +7,9 @@ use std::hash::{Hash, Hasher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// [`TestReport::counts_text`] of a run in which no test ran.
+pub(crate) const NO_TEST_RAN: &str = "no test ran";
+
 /// The state of one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -46,7 +49,7 @@ impl TestCase {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TestReport {
     /// Which runner's format was recognised (`cargo`, `nextest`, `pytest`, `jest`, `vitest`,
-    /// `mocha`, `go`, `node`, `tap`, `junit`).
+    /// `mocha`, `go`, `node`, `tap`, `unittest`, `junit`).
     pub format: String,
     /// The tests the output names, in order of first appearance, one entry per test.
     pub tests: Vec<TestCase>,
@@ -74,6 +77,68 @@ impl TestReport {
         self.passed == 0 && self.failed == 0 && self.errors == 0
     }
 
+    /// The status of the test `name`: its own entry, or, for a test this report names by its
+    /// parts (a tape test by its assertions `name #1`, `name #2`), failed if any part failed,
+    /// passed if every part that ran passed. `None` when the report names neither.
+    pub fn status_of(&self, name: &str) -> Option<TestStatus> {
+        if let Some(case) = self.tests.iter().find(|case| case.name == name) {
+            return Some(case.status);
+        }
+        combined(
+            self.tests
+                .iter()
+                .filter(|case| is_part(&case.name, name))
+                .map(|case| case.status),
+        )
+    }
+
+    /// What is known of the run's results, in words: `1 failed, 2 passed, 1 skipped`,
+    /// `1 error` for a collection or build failure, `1 failed; passing tests not listed` when
+    /// the output names only failures and does not count passes, [`NO_TEST_RAN`]. An output
+    /// that names tests but whose counts were not read is described by the tests it names,
+    /// so a run that printed results never reads as `0 passed`.
+    pub(crate) fn counts_text(&self) -> String {
+        let counted = self.passed + self.failed + self.skipped + self.errors > 0;
+        let (passed, failed, skipped) = if counted || self.tests.is_empty() {
+            (self.passed, self.failed, self.skipped)
+        } else {
+            let named = |status| {
+                self.tests
+                    .iter()
+                    .filter(|case| case.status == status)
+                    .count() as u64
+            };
+            (
+                named(TestStatus::Passed),
+                named(TestStatus::Failed),
+                named(TestStatus::Skipped),
+            )
+        };
+        if passed + failed + skipped + self.errors == 0 {
+            return NO_TEST_RAN.to_owned();
+        }
+        let passes_unknown = !self.lists_passed && passed == 0 && failed > 0;
+        let mut parts = Vec::new();
+        if failed > 0 {
+            parts.push(format!("{failed} failed"));
+        }
+        if !passes_unknown {
+            parts.push(format!("{passed} passed"));
+        }
+        if skipped > 0 {
+            parts.push(format!("{skipped} skipped"));
+        }
+        if self.errors > 0 {
+            let noun = if self.errors == 1 { "error" } else { "errors" };
+            parts.push(format!("{} {noun}", self.errors));
+        }
+        let mut text = parts.join(", ");
+        if passes_unknown {
+            text.push_str("; passing tests not listed");
+        }
+        text
+    }
+
     /// Names of the failed tests (including whole-file failures), in report order. Names, not
     /// ids: two targets may each have a failing `tests::it_works`; [`super::compare`] tells
     /// them apart by [`TestCase::id`].
@@ -84,6 +149,27 @@ impl TestReport {
             .map(|case| case.name.as_str())
             .collect()
     }
+}
+
+/// Whether `case` is a numbered part of the test `whole`: `whole #3`.
+pub(crate) fn is_part(case: &str, whole: &str) -> bool {
+    case.strip_prefix(whole)
+        .and_then(|rest| rest.strip_prefix(" #"))
+        .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The status of a group from its members': failed if any failed, passed if any passed and
+/// none failed, skipped if none ran; `None` for no members.
+pub(crate) fn combined(statuses: impl Iterator<Item = TestStatus>) -> Option<TestStatus> {
+    let mut out = None;
+    for status in statuses {
+        out = match (out, status) {
+            (_, TestStatus::Failed) | (Some(TestStatus::Failed), _) => Some(TestStatus::Failed),
+            (_, TestStatus::Passed) | (Some(TestStatus::Passed), _) => Some(TestStatus::Passed),
+            _ => Some(TestStatus::Skipped),
+        };
+    }
+    out
 }
 
 /// Counts read from a runner's summary line(s).
@@ -218,6 +304,14 @@ impl Builder {
         self.tests.get(at).map(|case| case.status)
     }
 
+    /// How many recorded tests have `status`.
+    pub(crate) fn count(&self, status: TestStatus) -> usize {
+        self.tests
+            .iter()
+            .filter(|case| case.status == status)
+            .count()
+    }
+
     pub(crate) fn add_summary(&mut self, counts: Counts) {
         self.summary.get_or_insert_with(Counts::default).add(counts);
     }
@@ -264,5 +358,105 @@ impl Builder {
             Signal::PerTest
         };
         Some((signal, self.finish()))
+    }
+}
+
+/// A report of the named tests (no files) with zero counts, for tests to build on.
+#[cfg(test)]
+pub(crate) fn report_of(lists_passed: bool, tests: &[(&str, TestStatus)]) -> TestReport {
+    TestReport {
+        format: "cargo".into(),
+        tests: tests
+            .iter()
+            .map(|(name, status)| TestCase {
+                name: (*name).into(),
+                status: *status,
+                file: None,
+            })
+            .collect(),
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        errors: 0,
+        lists_passed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(lists_passed: bool, counts: [u64; 4], tests: &[(&str, TestStatus)]) -> TestReport {
+        let [passed, failed, skipped, errors] = counts;
+        TestReport {
+            passed,
+            failed,
+            skipped,
+            errors,
+            ..report_of(lists_passed, tests)
+        }
+    }
+
+    use TestStatus::{Failed, Passed, Skipped};
+
+    #[test]
+    fn counts_are_told_in_words_with_what_the_output_does_not_say() {
+        let texts: Vec<String> = [
+            report(true, [2, 1, 1, 0], &[]),
+            // Plain `go test`: the failing test is named, the passes are neither named nor
+            // counted.
+            report(false, [0, 1, 0, 0], &[("TestParse", Failed)]),
+            // A summary that counts passes it does not name.
+            report(false, [3, 1, 0, 0], &[("a", Failed)]),
+            // Names read but no counts: the named tests are counted instead of `0 passed`.
+            report(true, [0, 0, 0, 0], &[("a #1", Passed), ("a #2", Failed)]),
+            report(true, [0, 0, 0, 1], &[]),
+            report(true, [0, 0, 0, 0], &[]),
+        ]
+        .iter()
+        .map(TestReport::counts_text)
+        .collect();
+        assert_eq!(
+            texts,
+            vec![
+                "1 failed, 2 passed, 1 skipped",
+                "1 failed; passing tests not listed",
+                "1 failed, 3 passed",
+                "1 failed, 1 passed",
+                "0 passed, 1 error",
+                NO_TEST_RAN,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_test_named_by_its_numbered_parts_takes_their_combined_status() {
+        let report = report(
+            true,
+            [0; 4],
+            &[
+                ("parse #1", Passed),
+                ("parse #2", Failed),
+                ("trim #1", Passed),
+                ("trim #2", Skipped),
+                ("trim #x", Failed),
+                ("trimmed #1", Failed),
+                ("todo #1", Skipped),
+            ],
+        );
+        let statuses: Vec<Option<TestStatus>> = ["parse", "trim", "todo", "parse #1", "missing"]
+            .iter()
+            .map(|name| report.status_of(name))
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![
+                Some(Failed),
+                Some(Passed),
+                Some(Skipped),
+                Some(Passed),
+                None
+            ]
+        );
     }
 }

@@ -17,13 +17,17 @@ static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
 static XDIST: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\[gw\d+\]\s+\[\s*\d+%\]\s+(PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR)\s+(\S+::.+?)\s*$")
 });
-/// Short test summary: `FAILED tests/test_a.py::test_b - assert 1 == 2`, `ERROR tests/x.py`.
-static SHORT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^(FAILED|ERROR|PASSED|XFAIL|XPASS) (\S+?(?:\[.*?\])?)(?: - .*)?$"));
+/// Short test summary: `FAILED tests/test_a.py::test_b - assert 1 == 2`, `ERROR tests/x.py`,
+/// and a failed subtest (pytest 9, or pytest-subtests): `SUBFAILED(value=1) tests/...::test_c`.
+static SHORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(FAILED|ERROR|PASSED|XFAIL|XPASS|SUBFAIL(?:ED)?(?:\(.*?\))?) (\S+?(?:\[.*?\])?)(?: - .*)?$",
+    )
+});
 /// The final line, with or without the `=` rule around it (`-q` drops it).
 static FINAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^=*\s*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?\s*=*$",
+        r"^=*\s*((?:\d+ (?:subtests? )?(?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?\s*=*$",
     )
 });
 
@@ -56,7 +60,7 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
             verbose_seen = true;
             builder.record(file_of(id.as_str()), id.as_str(), status_of(word.as_str()));
         } else if let Some(caps) = line
-            .starts_with(['F', 'E', 'P', 'X'])
+            .starts_with(['F', 'E', 'P', 'X', 'S'])
             .then(|| SHORT.captures(line))
             .flatten()
         {
@@ -99,6 +103,8 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
     Some(parsed)
 }
 
+/// A failed subtest fails its test: pytest reports the test itself as passed and counts the
+/// subtest apart, but the test is the unit a later run lists.
 fn status_of(word: &str) -> TestStatus {
     match word {
         "PASSED" | "XPASS" => TestStatus::Passed,

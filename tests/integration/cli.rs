@@ -15,6 +15,12 @@ fn run_help_documents_every_flag() {
 }
 
 #[test]
+fn publish_help_documents_every_flag_and_its_exit_codes() {
+    let run = Efix::new().args(["publish", "--help"]).run().expect_code(0);
+    insta::assert_snapshot!(run.stdout());
+}
+
+#[test]
 fn unknown_flags_are_usage_errors() {
     let run = Efix::new().args(["run", "--bogus"]).run().expect_code(2);
     assert!(run.stderr().contains("--bogus"), "{}", run.stderr());

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, Repo, replay_file};
 
-fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
+pub fn run(repo: &Repo, repro: &str, fix: &str) -> (crate::harness::Run, Value) {
     let replay = json!({
         "version": 1,
         "plan": {"hypothesis": "h", "focus_files": []},
@@ -54,8 +54,9 @@ fn python_real_fix_is_proven_by_the_new_pytest_test() {
         prevent["failed-without-fix"],
         json!(["test_tabs_and_newlines"])
     );
+    assert_eq!(evidence["request"]["derived-suite"], "pytest");
     assert_eq!(
-        evidence["request"]["derived-suite"],
+        evidence["request"]["narrow-suite"],
         "pytest tests/test_words.py"
     );
 }

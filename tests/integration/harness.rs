@@ -30,27 +30,43 @@ const PYTEST_REQUIREMENT: &str = "pytest>=8,<9";
 /// missing fails the test with a message that says what to install.
 pub fn python_tools() -> PathBuf {
     static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let venv = base.join("pytest-venv");
-        let bin = venv.join("bin");
-        std::fs::create_dir_all(base).unwrap();
-        let lock = std::fs::File::create(base.join("pytest-venv.lock")).unwrap();
-        let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
-            .map_err(|(_, err)| err)
-            .unwrap();
-        if !has_pytest(&venv) {
-            build_venv(&venv);
-        }
-        bin
-    })
-    .clone()
+    BIN.get_or_init(|| venv("pytest-venv", PYTEST_REQUIREMENT, "pytest"))
+        .clone()
+}
+
+/// The ACP Python SDK the real-peer tests' agent is written on, pinned.
+const ACP_SDK_REQUIREMENT: &str = "agent-client-protocol==0.12.1";
+
+/// The python of a virtual environment with the official ACP Python SDK, made once per
+/// target directory like [`python_tools`].
+pub fn acp_python() -> PathBuf {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| venv("acp-venv", ACP_SDK_REQUIREMENT, "python").join("python"))
+        .clone()
+}
+
+/// The `bin` directory of the venv `name` under the target directory, with `requirement`
+/// installed and `program` runnable; built under a file lock when missing or half-built.
+fn venv(name: &str, requirement: &str, program: &str) -> PathBuf {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let venv = base.join(name);
+    let bin = venv.join("bin");
+    std::fs::create_dir_all(base).unwrap();
+    let lock = std::fs::File::create(base.join(format!("{name}.lock"))).unwrap();
+    let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, err)| err)
+        .unwrap();
+    if !is_ready(&venv, program) {
+        build_venv(&venv, requirement);
+    }
+    bin
 }
 
 /// Whether the venv is complete: built to the end (its marker written last) and runnable.
-fn has_pytest(venv: &Path) -> bool {
+fn is_ready(venv: &Path, program: &str) -> bool {
     venv.join(VENV_READY).is_file()
-        && Command::new(venv.join("bin/pytest"))
+        && Command::new(venv.join("bin").join(program))
             .arg("--version")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -58,12 +74,12 @@ fn has_pytest(venv: &Path) -> bool {
             .is_ok_and(|status| status.success())
 }
 
-/// Marker written after pytest is installed, so a venv left half-built by a killed test run
+/// Marker written after the requirement is installed, so a venv left half-built by a killed test run
 /// is rebuilt instead of trusted. (A venv cannot be built elsewhere and moved: its scripts
 /// name its own path.)
 const VENV_READY: &str = "efix-tests-ready";
 
-fn build_venv(venv: &Path) {
+fn build_venv(venv: &Path, requirement: &str) {
     let python = which("python3").unwrap_or_else(|| {
         panic!(
             "the Python end-to-end tests need python3 on PATH (with the venv module and pip): \
@@ -91,18 +107,17 @@ fn build_venv(venv: &Path) {
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            PYTEST_REQUIREMENT,
+            requirement,
         ])
         .output()
         .unwrap();
     assert!(
         installed.status.success(),
-        "installing {PYTEST_REQUIREMENT} into the test venv {} failed (pip needs access to \
-         PyPI):\n{}",
+        "installing {requirement} into the test venv {} failed (pip needs access to PyPI):\n{}",
         venv.display(),
         String::from_utf8_lossy(&installed.stderr)
     );
-    std::fs::write(venv.join(VENV_READY), PYTEST_REQUIREMENT).unwrap();
+    std::fs::write(venv.join(VENV_READY), requirement).unwrap();
 }
 
 fn which(program: &str) -> Option<PathBuf> {

@@ -6,13 +6,24 @@
     reason = "a test whose setup fails should fail loudly"
 )]
 
+mod engines;
 mod harness;
+mod http;
+mod openai_server;
 
+mod acp;
+mod action;
 mod cli;
 mod demo;
 mod durability;
 mod ecosystems;
+mod github_api;
+mod install;
+mod openai;
 mod patch;
 mod patch_fixtures;
 mod pipeline;
+mod publish;
 mod runner;
+mod suites;
+mod trigger;

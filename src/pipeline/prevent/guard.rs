@@ -51,7 +51,7 @@ fn passed_with(
             }
             let in_scope = before.tests.iter().find(|t| same_test(&t.name, name));
             if let Some(test) = in_scope
-                && status_in_scope(after, &test.name) == Some(TestStatus::Passed)
+                && status_in_scope(after, Some(before), &test.name) == Some(TestStatus::Passed)
             {
                 passed.push(name.clone());
             }
@@ -75,9 +75,10 @@ pub(crate) fn decide(
     tests_only: &[&CommandRecord],
     fixed: &[&CommandRecord],
     reproduction_failing: &[String],
-    fixed_reproduction: Option<&CommandRecord>,
+    reproduction: (Option<&CommandRecord>, Option<&CommandRecord>),
     required: bool,
 ) -> GuardDecision {
+    let (original_reproduction, fixed_reproduction) = reproduction;
     let failed_without_fix = reported_with(&split.changed_tests, tests_only, TestStatus::Failed);
     let passed_with_fix = passed_with(&split.changed_tests, tests_only, fixed);
     let changed_failing_after = reported_with(&split.changed_tests, fixed, TestStatus::Failed);
@@ -112,6 +113,7 @@ pub(crate) fn decide(
         reasons.push("the changed tests did not all pass with the whole change".to_owned());
     }
     // Guard (b): the reproduction's own failing tests, untouched by the change, now pass.
+    let before = original_reproduction.and_then(|r| r.tests.as_ref());
     let after = fixed_reproduction.and_then(|r| r.tests.as_ref());
     let untouched = reproduction_failing
         .iter()
@@ -120,7 +122,7 @@ pub(crate) fn decide(
         Some(after) if !reproduction_failing.is_empty() && untouched => {
             let all_pass = reproduction_failing
                 .iter()
-                .all(|name| status_in_scope(after, name) == Some(TestStatus::Passed));
+                .all(|name| status_in_scope(after, before, name) == Some(TestStatus::Passed));
             if all_pass {
                 return GuardDecision {
                     guard: Some(Guard::Reproduction),

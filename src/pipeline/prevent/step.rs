@@ -58,16 +58,12 @@ pub(crate) fn run(
                 .into_iter()
                 .map(|s| (s, Purpose::TestsOnlySuite)),
         );
-        for (command, purpose) in batch {
-            match ctx.run_command(&command, Phase::Prevent, purpose, Some(number))? {
-                Some(id) => runs.push(id),
-                None => {
-                    ctx.restore()?;
-                    round.verdict = RoundVerdict::Stopped;
-                    return Ok(None);
-                }
-            }
-        }
+        let Some(ids) = ctx.run_batch(batch, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        runs = ids;
         ctx.restore()?;
         patch::write_changes(&ctx.root, changes)?;
     }
@@ -96,12 +92,17 @@ pub(crate) fn guard(
         .map(|r| r.failing_tests.clone())
         .unwrap_or_default();
     let split = &tests_only.split;
+    let original = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first())
+        .and_then(|id| evidence.command(*id));
     let decision = decide(
         split,
         &without_fix,
         &fixed,
         &failing_before,
-        evidence.command(proof.reproduction),
+        (original, evidence.command(proof.reproduction)),
         ctx.config.test.required,
     );
     round.checks.push(check(

@@ -1,0 +1,168 @@
+//! The engine section of the PR body: totals, one table row per engine call (outcome, the
+//! model the server reports, usage, latency, retries, prompt size) and the notes under it
+//! (fallbacks, prompt cuts, secrets, an agent's permission requests and the files it wrote
+//! outside the protocol, errors).
+
+use std::fmt::Write as _;
+
+use super::model::{CallKind, EngineCall, Evidence};
+use super::text::{cell, code_list, duration, one_line};
+
+/// Write the engine section.
+pub(super) fn engine(out: &mut String, evidence: &Evidence) {
+    let record = &evidence.engine;
+    let fix_calls = record
+        .calls
+        .iter()
+        .filter(|c| c.kind == CallKind::Fix)
+        .count();
+    let tokens = if record.reports_tokens() {
+        let t = record.tokens();
+        format!(
+            "{} prompt ({} cached) + {} completion tokens",
+            t.prompt_tokens, t.cached_tokens, t.completion_tokens
+        )
+    } else {
+        "tokens not reported by this engine".to_owned()
+    };
+    let cost = if record.calls.iter().any(|c| c.cost_usd.is_some()) {
+        format!(", ${:.4}", record.cost_usd())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}{cost}.\n",
+        record.info.kind,
+        record.info.model,
+        evidence.rounds.len(),
+        if evidence.rounds.len() == 1 { "" } else { "s" },
+        fix_calls,
+        if fix_calls == 1 { "" } else { "s" },
+        tokens
+    );
+    if record.calls.is_empty() {
+        return;
+    }
+    out.push_str(
+        "| call | round | outcome | model | prompt / cached / completion tokens | latency | \
+         retries | prompt |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for (number, call) in record.calls.iter().enumerate() {
+        let tokens = call.usage.map_or("–".to_owned(), |u| {
+            format!(
+                "{} / {} / {}",
+                u.prompt_tokens, u.cached_tokens, u.completion_tokens
+            )
+        });
+        let _ = writeln!(
+            out,
+            "| {} {} | {} | {} | {} | {tokens} | {} | {} | {} bytes{} |",
+            number + 1,
+            match call.kind {
+                CallKind::Plan => "plan",
+                CallKind::Fix => "fix",
+            },
+            call.round.map_or("–".to_owned(), |r| r.to_string()),
+            call_outcome(call),
+            call.model.as_deref().map_or("–".to_owned(), cell),
+            if call.reused {
+                "–".to_owned()
+            } else {
+                duration(call.latency_ms)
+            },
+            call.retries,
+            call.prompt_bytes,
+            if call.cut.is_empty() { "" } else { ", cut" },
+        );
+    }
+    out.push('\n');
+    let before = out.len();
+    for (number, call) in record.calls.iter().enumerate() {
+        call_notes(out, number + 1, call);
+    }
+    if out.len() > before {
+        out.push('\n');
+    }
+}
+
+/// How a call ended, for the table.
+fn call_outcome(call: &EngineCall) -> String {
+    if call.reused {
+        return "answer reused from the checkpoint".to_owned();
+    }
+    let text = match call.outcome {
+        crate::engine::CallOutcome::Answered if call.edited_tree => "answered (edited files)",
+        crate::engine::CallOutcome::Answered => "answered",
+        crate::engine::CallOutcome::Refused => "refused",
+        crate::engine::CallOutcome::Empty => "empty answer",
+        crate::engine::CallOutcome::Truncated => "cut off at the output limit",
+        crate::engine::CallOutcome::Failed => "failed",
+        crate::engine::CallOutcome::SkippedBudget => "not sent: budget spent",
+        crate::engine::CallOutcome::SkippedSecrets => "not sent: secrets in the prompt",
+    };
+    text.to_owned()
+}
+
+/// The lines under the calls table: fallbacks, cuts, secrets, permissions, writes outside
+/// the protocol, errors.
+fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(fallback) = &call.fallback {
+        notes.push(format!(
+            "fell back to a plain-text answer: {}",
+            one_line(fallback)
+        ));
+    }
+    if let Some(error) = &call.error {
+        notes.push(format!("error: {}", one_line(error)));
+    } else if let Some(detail) = &call.detail {
+        notes.push(one_line(detail));
+    }
+    for cut in &call.cut {
+        notes.push(format!(
+            "prompt section `{}` cut from {} to {} bytes (budget.max-input-bytes)",
+            cut.section, cut.bytes, cut.kept
+        ));
+    }
+    if let Some(secrets) = &call.secrets {
+        notes.push(format!(
+            "{} secret{} in the prompt ({}): {}",
+            secrets.count,
+            if secrets.count == 1 { "" } else { "s" },
+            secrets.rules.join(", "),
+            match secrets.action {
+                crate::config::SecretsInPrompt::Deny => "not sent",
+                crate::config::SecretsInPrompt::Allow => "sent as they were (allow)",
+                crate::config::SecretsInPrompt::Tokenize => "replaced by placeholders",
+            }
+        ));
+    }
+    for permission in &call.permissions {
+        notes.push(format!(
+            "the agent asked to run `{}` ({}{}): {} — {}",
+            cell(&permission.title),
+            permission.kind,
+            if permission.paths.is_empty() {
+                String::new()
+            } else {
+                format!(" on {}", code_list(&permission.paths))
+            },
+            match permission.answer {
+                crate::engine::PermissionAnswer::Allowed => "allowed once",
+                crate::engine::PermissionAnswer::Rejected => "rejected",
+                crate::engine::PermissionAnswer::Cancelled => "cancelled",
+            },
+            one_line(&permission.reason)
+        ));
+    }
+    if !call.unrequested_writes.is_empty() {
+        notes.push(format!(
+            "the agent wrote files outside the protocol (restored, not used): {}",
+            code_list(&call.unrequested_writes)
+        ));
+    }
+    for note in notes {
+        let _ = writeln!(out, "- call {number}: {note}");
+    }
+}
