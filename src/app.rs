@@ -51,6 +51,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
             ExitStatus::Success
         }
         Command::Verify(args) => verify(&args.artifacts, &env),
+        Command::Restore(args) => restore(args.repo.unwrap_or_else(cwd)),
         Command::Publish(args) => publish_command(args, &env),
     }
 }
@@ -375,13 +376,51 @@ fn execute(
             );
             status
         }
-        Err(err @ pipeline::PipelineError::DirtyTree { .. }) => {
+        Err(err) => {
+            report::error(&err);
+            exit_for(&err)
+        }
+    }
+}
+
+/// The exit status of an error that stopped a command: 2 when the user must act before
+/// anything can run (a dirty tree, another run in progress, an unrestored interrupted run),
+/// else 1.
+fn exit_for(err: &pipeline::PipelineError) -> ExitStatus {
+    use pipeline::PipelineError;
+    match err {
+        PipelineError::DirtyTree { .. }
+        | PipelineError::Busy(_)
+        | PipelineError::Unfinished { .. }
+        | PipelineError::Git(crate::git::GitError::Journal { .. }) => ExitStatus::Usage,
+        _ => ExitStatus::NoProvenFix,
+    }
+}
+
+/// `efix restore`: the summary as JSON on stdout, one line for people on stderr.
+fn restore(repo: PathBuf) -> ExitStatus {
+    match pipeline::durable::restore(&repo) {
+        Ok(summary) => {
+            let line = match (&summary.interrupted_run, &summary.changes) {
+                (Some(run), Some(changes)) => {
+                    format!("efix: {}", pipeline::durable::describe(run, changes))
+                }
+                _ => format!(
+                    "efix: nothing to restore: no interrupted efix run left {} changed",
+                    summary.repo
+                ),
+            };
+            report::message(&line);
+            report::stdout(&serde_json::to_string_pretty(&summary).unwrap_or_default());
+            ExitStatus::Success
+        }
+        Err(err @ pipeline::PipelineError::Git(crate::git::GitError::NotARepository { .. })) => {
             report::error(&err);
             ExitStatus::Usage
         }
         Err(err) => {
             report::error(&err);
-            ExitStatus::NoProvenFix
+            exit_for(&err)
         }
     }
 }
@@ -479,7 +518,7 @@ fn verify(artifacts: &Path, env: &Env) -> ExitStatus {
         }
         Err(err) => {
             report::error(&err);
-            ExitStatus::NoProvenFix
+            exit_for(&err)
         }
     }
 }

@@ -8,9 +8,18 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  fixed and proven (other commands: success)
   1  no proven fix (failure evidence is still written)
-  2  usage or configuration error
+  2  usage or configuration error; another efix run is in progress in the repository; an
+     interrupted run left the tree changed (run `efix restore`)
   3  the reproduction command did not fail
   4  refused by policy before anything ran
+
+Logging: set EFIX_LOG (e.g. EFIX_LOG=debug) for diagnostics on stderr.";
+
+const RESTORE_EXIT_CODES: &str = "\
+Exit codes:
+  0  the tree was put back, or no interrupted run had left it changed
+  1  the restore failed (the run's journal is kept: fix the cause and run it again)
+  2  usage error, not a git repository, or another efix run is in progress
 
 Logging: set EFIX_LOG (e.g. EFIX_LOG=debug) for diagnostics on stderr.";
 
@@ -45,6 +54,10 @@ pub enum Command {
     /// Re-run the commands recorded in an artifacts directory and confirm the evidence holds.
     #[command(after_help = EXIT_CODES)]
     Verify(VerifyArgs),
+    /// Put back the working tree of an interrupted run (even one killed with SIGKILL) and
+    /// print what was put back as JSON.
+    #[command(after_help = RESTORE_EXIT_CODES)]
+    Restore(RestoreArgs),
     /// Turn a finished run into a signed commit, a pull request and an issue comment through
     /// the GitHub REST API (a run without a proven fix: the comment only).
     #[command(after_help = PUBLISH_EXIT_CODES)]
@@ -120,7 +133,8 @@ pub struct RunArgs {
     /// Run the reproduction N times; differing outcomes mark it flaky and no fix is claimed.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
-    /// Continue an interrupted run from the checkpoint in this artifacts directory.
+    /// Continue an interrupted run from the checkpoint in this artifacts directory (a tree the
+    /// run left changed, e.g. after SIGKILL, is put back first).
     #[arg(long, value_name = "ARTIFACTS_DIR", conflicts_with_all = ["repro", "replay"])]
     pub resume: Option<PathBuf>,
 }
@@ -189,6 +203,13 @@ pub struct VerifyArgs {
     /// The artifacts directory of a finished run.
     #[arg(value_name = "ARTIFACTS_DIR")]
     pub artifacts: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,25 @@ pub enum GitError {
     /// the caller should commit first or name an existing revision.
     #[error("no commit {what}")]
     NoCommit { what: String },
+    /// Another efix process holds the working tree's lock; the user must wait for it or stop
+    /// it. `pid` and `started` are what the holder wrote (absent if it had not yet).
+    #[error(
+        "another efix run (pid {}, started {}) is in progress in {root}; wait for it or stop it",
+        pid.map_or("unknown".to_owned(), |p| p.to_string()),
+        started.as_deref().unwrap_or("at an unknown time")
+    )]
+    Busy {
+        root: PathBuf,
+        pid: Option<u32>,
+        started: Option<String>,
+    },
+    /// The journal of an interrupted run cannot be read (damaged, or written by another
+    /// version of efix); the user must restore the tree by hand and remove it.
+    #[error(
+        "read the journal of an interrupted run at {path}: {message}; check the working tree \
+         with git status, put it back by hand, then remove that file"
+    )]
+    Journal { path: PathBuf, message: String },
     /// libgit2 failed.
     #[error("{what}")]
     Git {

@@ -8,6 +8,8 @@ use git2::Repository;
 
 use super::*;
 
+mod durable;
+
 const GITIGNORE: &[u8] = b"target/\n*.log\n";
 
 fn fixture() -> (tempfile::TempDir, Repo) {
@@ -34,6 +36,25 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     let path = root.join(rel);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
+}
+
+/// As if the snapshot ran a minute from now: every file is older than the stat margin.
+fn later() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 60
+}
+
+/// Set a file's modification time (which also moves its status-change time to now).
+fn set_mtime(path: &Path, mtime: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
 }
 
 fn stage(root: &Path, rel: &str) {
@@ -186,6 +207,7 @@ fn restore_undoes_edits_deletions_creations_modes_links_and_staging() {
             removed: vec!["added.rs".into(), "src/new/mod.rs".into()],
             removed_dirs: vec!["src/new".into()],
             modes_restored: vec!["tools/run.sh".into()],
+            exclude_restored: false,
             index_restored: true,
             head_restored: false,
         }
@@ -421,13 +443,8 @@ fn measure_snapshot_and_restore_of_ten_thousand_files() {
         .collect();
     let repo = init_with_files(dir.path(), &files, "many").unwrap();
     // Files in a real checkout are older than the stat margin; pretend these are too.
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-        + 60;
     let start = std::time::Instant::now();
-    let snapshot = repo.snapshot_started_at(later).unwrap();
+    let snapshot = repo.snapshot_started_at(later()).unwrap();
     let taken = start.elapsed();
     for n in 0..100 {
         write(dir.path(), &format!("src/m{n}/f{n}.rs"), b"changed");
@@ -500,22 +517,20 @@ fn restore_puts_head_back_on_the_branch_after_a_checkout() {
 fn the_stat_shortcut_still_sees_a_same_size_rewrite_with_the_old_mtime() {
     let (dir, repo) = fixture();
     let path = dir.path().join("src/main.rs");
-    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
-    // As if the snapshot ran a minute from now: every file is old enough for the shortcut.
-    let later = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-        + 60;
-    let snapshot = repo.snapshot_started_at(later).unwrap();
+    // The same bytes written again, with another mtime: the index's stat data no longer
+    // matches the file, so the snapshot hashes it and proves it untouched later by its own
+    // stat data.
+    fs::write(&path, fs::read(&path).unwrap()).unwrap();
+    let mtime = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
+    set_mtime(&path, mtime);
+    let snapshot = repo.snapshot_started_at(later()).unwrap();
+    assert!(matches!(
+        snapshot.tracked_entry(b"src/main.rs").unwrap().check,
+        super::snapshot::Check::Own(_)
+    ));
 
     fs::write(&path, b"fn main() {/}\n").unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(mtime)
-        .unwrap();
+    set_mtime(&path, mtime);
     let report = snapshot.restore().unwrap();
     assert_eq!(report.rewritten, vec!["src/main.rs"]);
     assert_eq!(fs::read(&path).unwrap(), b"fn main() {}\n");

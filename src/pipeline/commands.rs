@@ -75,6 +75,7 @@ impl Ctx<'_> {
                         .min(limit.unwrap_or(Duration::MAX)),
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
+                self.commands_since_restore = true;
                 let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
                 (PolicyDecision::allowed(), Some(outcome))
             }

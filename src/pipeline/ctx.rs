@@ -1,5 +1,6 @@
 //! The state of a run in progress, shared by every phase: configuration, budget and cancel
-//! flag, the working tree's snapshot, the evidence being recorded and the checkpoint.
+//! flag, the working tree's snapshot and its journal, the evidence being recorded and the
+//! checkpoint.
 //!
 //! It imports nothing of the phases: phases import it, and the orchestrator (`run`) drives
 //! them. Running one recorded command is in `commands`.
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::evidence::{Evidence, RunResult, Status};
 use crate::exit::ExitStatus;
-use crate::git::Snapshot;
+use crate::git::{Journal, Snapshot};
+use crate::patch::{self, FileChange};
 use crate::report::Reporter;
 
 use super::PipelineError;
@@ -26,6 +28,11 @@ pub(crate) struct Ctx<'a> {
     pub cancel: &'a AtomicBool,
     pub deadline: Instant,
     pub snapshot: Snapshot,
+    /// The snapshot made durable; `None` once the run has ended it.
+    pub journal: Option<Journal>,
+    /// Whether a command ran since the last full restore: if not, only the files efix wrote
+    /// can differ from the snapshot.
+    pub commands_since_restore: bool,
     pub evidence: Evidence,
     pub checkpoint: Checkpoint,
     pub command: String,
@@ -51,13 +58,41 @@ impl Ctx<'_> {
         self.deadline.saturating_duration_since(Instant::now())
     }
 
-    /// Put the working tree back exactly as it was at the start.
-    pub(crate) fn restore(&self) -> Result<(), PipelineError> {
-        let report = self.snapshot.restore()?;
+    /// Put the working tree back exactly as it was at the start: everything after a command
+    /// ran, else only what efix wrote.
+    pub(crate) fn restore(&mut self) -> Result<(), PipelineError> {
+        let report = if self.commands_since_restore {
+            let _span = tracing::debug_span!("restore").entered();
+            self.snapshot.restore()?
+        } else {
+            let _span = tracing::debug_span!("restore_written").entered();
+            self.snapshot.restore_written()?
+        };
+        self.commands_since_restore = false;
         if !report.is_noop() {
             tracing::debug!(?report, "restored the working tree");
         }
         Ok(())
+    }
+
+    /// Write a change into the working tree, recording its files in the journal first so a
+    /// restore (even after `kill -9`) checks them by content.
+    pub(crate) fn write_changes(&mut self, changes: &[FileChange]) -> Result<(), PipelineError> {
+        let paths = changes.iter().map(|c| c.path.as_str());
+        self.snapshot.note_written(paths.clone());
+        if let Some(journal) = self.journal.as_mut() {
+            journal.note_written(paths)?;
+        }
+        patch::write_changes(&self.root, changes)?;
+        Ok(())
+    }
+
+    /// End the journal: the tree is restored, or changed on purpose by a proven fix.
+    pub(crate) fn finish_journal(&mut self) -> Result<(), PipelineError> {
+        match self.journal.take() {
+            Some(journal) => Ok(journal.finish()?),
+            None => Ok(()),
+        }
     }
 
     /// Save the checkpoint (evidence so far plus engine answers) after a phase or answer.

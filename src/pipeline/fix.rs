@@ -214,12 +214,16 @@ fn apply(
         }
         // An answer unusable before parsing (both fields filled, cut off) is a contract
         // rejection like any other. The files that define this run's commands are test
-        // harness too.
+        // harness too. A usable answer is checked first and written through the context,
+        // so the journal names the files before they change.
         let policy = prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
         let report = match text {
-            Ok(text) => patch::process(&ctx.root, &text, &policy, Mode::Write)?,
+            Ok(text) => patch::process(&ctx.root, &text, &policy, Mode::Check)?,
             Err(issue) => PatchReport::rejected(vec![issue]),
         };
+        if report.outcome == PatchOutcome::Applied {
+            ctx.write_changes(&report.changes)?;
+        }
         round
             .attempts
             .push(attempt(index, retry, &report, &response));

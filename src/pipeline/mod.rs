@@ -21,6 +21,7 @@ mod checks;
 mod commands;
 mod ctx;
 pub mod demo;
+pub mod durable;
 mod fix;
 mod localize;
 mod options;
@@ -55,6 +56,31 @@ pub enum PipelineError {
         summarize(.paths)
     )]
     DirtyTree { root: PathBuf, paths: Vec<String> },
+    /// Another efix process holds the working tree's lock (the git error names its pid and
+    /// start time); the user must wait for it or stop it.
+    #[error("start: {0}")]
+    Busy(crate::git::GitError),
+    /// A run died (killed, or its restore failed) and left the working tree changed; the user
+    /// must run `efix restore`, or `efix run --resume` with that run's artifacts.
+    #[error(
+        "start: an interrupted efix run (pid {}, started {}) left the working tree of {root} \
+         changed; run `efix restore` to put it back, or `efix run --resume {}` to put it back \
+         and continue that run",
+        run.pid,
+        run.started_at,
+        run.artifacts.as_deref().unwrap_or("ARTIFACTS_DIR")
+    )]
+    Unfinished {
+        root: PathBuf,
+        run: Box<crate::git::RunRecord>,
+    },
+    /// The working tree could not be put back at the end of the run; its journal is kept so
+    /// `efix restore` can finish once the cause (permissions, a full disk) is fixed.
+    #[error(
+        "restore the working tree at the end of the run; it stays recorded, so `efix restore` \
+         can put it back once the cause is fixed"
+    )]
+    Restore(#[source] Box<PipelineError>),
     /// The runner could not run a command at all.
     #[error("run a command")]
     Runner(#[from] crate::runner::RunnerError),

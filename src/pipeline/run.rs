@@ -1,6 +1,8 @@
-//! The orchestrator: preflight, then the phases in order, each followed by a checkpoint, then
-//! the artifacts. Whatever happens inside the phases (an outcome, an error, a panic), the
-//! working tree is restored before `run` returns, unless a proven fix is to stay applied.
+//! The orchestrator: the working tree's lock, preflight (the snapshot, made durable by its
+//! journal before anything runs), then the phases in order, each followed by a checkpoint,
+//! then the artifacts. Whatever happens inside the phases (an outcome, an error, a panic), the
+//! working tree is restored before `run` returns, unless a proven fix is to stay applied; if
+//! efix dies instead, the journal lets `efix restore` (or `efix run --resume`) do it.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -12,14 +14,14 @@ use crate::evidence::{
     EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION, Status,
 };
 use crate::exit::ExitStatus;
-use crate::git::Repo;
+use crate::git::{Journal, Repo, RunRecord};
 use crate::report::Reporter;
 
 use super::artifacts::{self, RunSummary};
 use super::checkpoint::{Checkpoint, Stage};
 use super::ctx::Ctx;
 use super::options::RunOptions;
-use super::{PipelineError, fix, localize, reproduce, suite};
+use super::{PipelineError, durable, fix, localize, reproduce, suite};
 
 /// Run the pipeline. Returns the summary (also written as `run.json`) and the exit status.
 pub fn run(
@@ -32,6 +34,11 @@ pub fn run(
 ) -> Result<(RunSummary, ExitStatus), PipelineError> {
     let started = Instant::now();
     let repo = Repo::open(&options.repo)?;
+    // Held until `run` returns (the kernel drops it if efix dies): one run per working tree.
+    let _lock = durable::lock(&repo)?;
+    if let Some((run, changes)) = durable::settle_unfinished(&repo, resume.is_some())? {
+        reporter.info(&durable::describe(&run, &changes));
+    }
     let root = repo.root.clone();
     let artifacts_dir = options
         .artifacts
@@ -40,10 +47,14 @@ pub fn run(
     artifacts::prepare_dir(&artifacts_dir)?;
 
     reporter.phase("preflight");
-    let dirty = repo.dirty_paths()?;
-    if !dirty.is_empty() {
+    // The snapshot's scan is also the clean-tree check.
+    let snapshot = tracing::debug_span!("snapshot").in_scope(|| repo.snapshot())?;
+    if !snapshot.dirty_paths().is_empty() {
         reporter.end_phase();
-        return Err(PipelineError::DirtyTree { root, paths: dirty });
+        return Err(PipelineError::DirtyTree {
+            root,
+            paths: snapshot.dirty_paths().to_vec(),
+        });
     }
     let base = repo.head_commit()?;
     let evidence = match &resume {
@@ -58,7 +69,19 @@ pub fn run(
             Checkpoint::new(options, config, suites, evidence.clone())
         }
     };
-    let snapshot = repo.snapshot()?;
+    // Durable before the first command runs: from here on even `kill -9` loses nothing.
+    let journal = tracing::debug_span!("journal").in_scope(|| {
+        Journal::begin(
+            &repo,
+            &snapshot,
+            RunRecord {
+                pid: std::process::id(),
+                started_at: evidence.started_at.clone(),
+                root: root.display().to_string(),
+                artifacts: Some(artifacts_dir.display().to_string()),
+            },
+        )
+    })?;
     let mut ctx = Ctx {
         config,
         reporter,
@@ -67,6 +90,8 @@ pub fn run(
         cancel,
         deadline: started + config.run_timeout,
         snapshot,
+        journal: Some(journal),
+        commands_since_restore: false,
         evidence,
         command: checkpoint.command.clone(),
         suites: checkpoint.suites.clone(),
@@ -76,19 +101,27 @@ pub fn run(
     };
     let exit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut ctx, engine)));
     // Whatever happened, the tree goes back to its start unless a proven fix stays applied;
-    // even a bug in efix (a panic) must not leave the user's files half-patched.
+    // even a bug in efix (a panic) must not leave the user's files half-patched. The journal
+    // ends only once the tree is as it must stay; if the restore fails, it is kept for
+    // `efix restore`.
     let keep = ctx
         .evidence
         .fix
         .as_ref()
         .is_some_and(|fix| fix.left_applied);
     let restored = if keep { Ok(()) } else { ctx.restore() };
+    let settled = restored
+        .and_then(|()| ctx.finish_journal())
+        .map_err(|err| PipelineError::Restore(Box::new(err)));
     let exit = match exit {
         Ok(exit) => exit,
         Err(panic) => std::panic::resume_unwind(panic),
     };
+    if let (Err(_), Err(phase)) = (&settled, &exit) {
+        tracing::error!(error = %phase, "the run failed before its restore failed too");
+    }
+    settled?;
     let exit = exit?;
-    restored?;
     ctx.evidence.finished_at = Some(artifacts::now_rfc3339());
     // An interrupted or out-of-time run keeps its stage so `--resume` can continue it.
     let resumable = matches!(
@@ -125,7 +158,8 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
         ctx.save_checkpoint(Stage::Reproduced)?;
     }
     if ctx.checkpoint.stage < Stage::Localized {
-        if let Some(exit) = localize::run(ctx, engine)? {
+        let localized = tracing::debug_span!("localize").in_scope(|| localize::run(ctx, engine));
+        if let Some(exit) = localized? {
             return Ok(exit);
         }
         ctx.save_checkpoint(Stage::Localized)?;

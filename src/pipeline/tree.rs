@@ -22,7 +22,13 @@ pub(crate) struct TreeChange {
 
 /// Look at the tree after a call, split its change into proposal and unrequested writes by
 /// `allowed` (repository-relative paths), and restore the tree.
-pub(crate) fn after_call(ctx: &Ctx<'_>, allowed: &[String]) -> Result<TreeChange, PipelineError> {
+pub(crate) fn after_call(
+    ctx: &mut Ctx<'_>,
+    allowed: &[String],
+) -> Result<TreeChange, PipelineError> {
+    // The agent is a process like a command: whatever it did, the next restore looks at the
+    // whole tree, not only at what efix wrote.
+    ctx.commands_since_restore = true;
     let diff = Repo::open(&ctx.root)?.working_diff()?;
     if diff.files.is_empty() {
         return Ok(TreeChange::default());

@@ -1,6 +1,7 @@
 //! `efix verify ARTIFACTS_DIR`: re-run the recorded commands on a scratch copy of the
 //! repository at the recorded base (plus the recorded patch where the run applied it) and say,
-//! for each recorded outcome, whether it still holds.
+//! for each recorded outcome, whether it still holds. The repository's lock is held meanwhile,
+//! so no run changes it under the copy.
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use crate::report::Reporter;
 use crate::runner::{self, CommandSpec};
 use crate::testreport::{self, TestReport, TestStatus};
 
-use super::{PipelineError, prevent, prove};
+use super::{PipelineError, durable, prevent, prove};
 
 /// One recorded outcome and whether it held again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +84,8 @@ pub fn verify(
     reporter: Reporter,
 ) -> Result<VerifyReport, PipelineError> {
     let repo = Repo::open(Path::new(&evidence.repo.root))?;
+    // No run may move the repository's HEAD or objects while the copy is made and checked.
+    let _lock = durable::lock(&repo)?;
     let scratch = tempfile::Builder::new()
         .prefix("efix-verify-")
         .tempdir()

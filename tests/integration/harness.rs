@@ -422,6 +422,16 @@ impl Repo {
     }
 }
 
+/// The engine calls an evidence records, as (kind, reused from a checkpoint).
+pub fn engine_calls(evidence: &serde_json::Value) -> Vec<(&str, bool)> {
+    evidence["engine"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["reused"].as_bool().unwrap()))
+        .collect()
+}
+
 /// Write a replay file into a fresh temp dir and return (dir guard, path).
 pub fn replay_file(text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -16,6 +16,7 @@ mod action;
 mod cheats;
 mod cli;
 mod demo;
+mod durability;
 mod ecosystems;
 mod github_api;
 mod install;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Efix, Repo, replay_file, stable};
+use crate::harness::{Efix, Repo, engine_calls, replay_file, stable};
 
 const REPRO: &str = "cargo test crlf";
 
@@ -284,13 +284,10 @@ fn sigterm_mid_run_restores_the_tree_and_resume_finishes_without_asking_again() 
             .unwrap();
     // The interrupted run paid for the plan and one fix; the resumed run reused that fix
     // answer from the checkpoint and asked the engine for nothing.
-    let calls: Vec<(&str, bool)> = evidence["engine"]["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["kind"].as_str().unwrap(), c["reused"].as_bool().unwrap()))
-        .collect();
-    assert_eq!(calls, [("plan", false), ("fix", false), ("fix", true)]);
+    assert_eq!(
+        engine_calls(&evidence),
+        [("plan", false), ("fix", false), ("fix", true)]
+    );
     assert!(repo.read("src/lib.rs").contains("text.lines()"));
 }
 
