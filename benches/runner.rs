@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use efix::runner::{
-    self, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, DEFAULT_OUTPUT_TAIL_BYTES, DEFAULT_TERM_GRACE,
-    RunnerSettings, Secret,
+    self, Access, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, DEFAULT_OUTPUT_TAIL_BYTES,
+    DEFAULT_TERM_GRACE, RunnerSettings, SandboxSettings, Secret,
 };
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -39,6 +39,10 @@ fn settings() -> RunnerSettings {
             name: "BENCH_TOKEN".to_owned(),
             value: "bench-secret-value-0123456789abcdef".to_owned(),
         }],
+        sandbox: SandboxSettings {
+            helper: env!("CARGO_BIN_EXE_efix").into(),
+            ..SandboxSettings::new(std::env::temp_dir())
+        },
     }
 }
 
@@ -47,6 +51,7 @@ fn spec(argv: &[&str]) -> CommandSpec {
         argv: argv.iter().map(|s| (*s).to_owned()).collect(),
         cwd: std::env::temp_dir(),
         timeout: Duration::from_secs(600),
+        access: Access::command(false),
     }
 }
 

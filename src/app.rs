@@ -18,6 +18,12 @@ use crate::runner::{self, CommandSpec};
 
 /// Run efix with the given process arguments and return the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Helper mode first: it must stay single-threaded and touch nothing else (see
+    // `runner::helper_entry`); it only returns when the command could not be executed.
+    if let Some(code) = runner::helper_entry(&args) {
+        return ExitStatus::Raw(code);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -100,16 +106,25 @@ fn exec(args: crate::cli::ExecArgs, env: &Env) -> ExitStatus {
         ));
         return ExitStatus::PolicyRefused;
     }
+    if let Err(unavailable) = runner::check_required(&config.runner.sandbox) {
+        report::message(&format!("efix: refused: {unavailable}; nothing was run"));
+        return ExitStatus::PolicyRefused;
+    }
     let spec = CommandSpec {
         argv: args.argv,
         cwd: repo,
         timeout: config.command_timeout,
+        access: runner::Access::command(config.network),
     };
     signals::install();
     match runner::run_cancellable(&spec, &config.runner, &signals::CANCEL) {
         Ok(outcome) => {
             report::stdout(&serde_json::to_string_pretty(&outcome).unwrap_or_default());
             ExitStatus::Success
+        }
+        Err(err @ runner::RunnerError::TierNotAchieved { .. }) => {
+            report::error(&err);
+            ExitStatus::PolicyRefused
         }
         Err(err) => {
             report::error(&err);
@@ -305,6 +320,10 @@ fn execute(
         Err(err @ pipeline::PipelineError::DirtyTree { .. }) => {
             report::error(&err);
             ExitStatus::Usage
+        }
+        Err(err @ pipeline::PipelineError::Runner(runner::RunnerError::TierNotAchieved { .. })) => {
+            report::error(&err);
+            ExitStatus::PolicyRefused
         }
         Err(err) => {
             report::error(&err);
