@@ -15,8 +15,8 @@ mod summary;
 pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile, Version,
-    schema_json,
+    OpenaiFile, PathsFile, PromptsFile, RequiredTier, SandboxFile, SecurityFile, StringList,
+    TestFile, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
 pub use model::{Config, EngineKind, Env, OpenaiConfig, Overrides, PromptOverrides, TestConfig};
