@@ -6,6 +6,7 @@
 
 mod model;
 mod render;
+mod sandbox;
 
 pub use model::*;
 pub use render::{duration as duration_text, render_evidence_md, render_pr_body, render_pr_title};

@@ -39,6 +39,11 @@ impl Ctx<'_> {
                     argv,
                     cwd: self.root.clone(),
                     timeout: self.config.command_timeout.min(remaining),
+                    access: if purpose == Purpose::Setup {
+                        runner::Access::setup()
+                    } else {
+                        runner::Access::command(self.config.network)
+                    },
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
                 let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;

@@ -16,6 +16,7 @@ mod prevent;
 mod prove;
 mod reproduce;
 mod run;
+mod setup;
 pub mod signals;
 pub mod verify;
 
