@@ -317,7 +317,10 @@ fn execute(
             report::stdout(&serde_json::to_string_pretty(&summary).unwrap_or_default());
             status
         }
-        Err(err @ pipeline::PipelineError::DirtyTree { .. }) => {
+        Err(
+            err @ (pipeline::PipelineError::DirtyTree { .. }
+            | pipeline::PipelineError::UnsafeArtifacts { .. }),
+        ) => {
             report::error(&err);
             ExitStatus::Usage
         }

@@ -83,7 +83,7 @@ impl Ctx<'_> {
     pub(crate) fn save_checkpoint(&mut self, stage: Stage) -> Result<(), PipelineError> {
         self.checkpoint.stage = stage;
         self.checkpoint.evidence = self.evidence.clone();
-        self.checkpoint.save(&self.artifacts)
+        self.checkpoint.save(&self.root, &self.artifacts)
     }
 
     /// The plan or fix prompt template: the configured override, else the built-in one.
@@ -151,7 +151,9 @@ pub fn run(
         .artifacts
         .clone()
         .unwrap_or_else(|| root.join(artifacts::DEFAULT_DIR));
-    artifacts::prepare_dir(&artifacts_dir)?;
+    let artifacts_dir = std::path::absolute(&artifacts_dir).unwrap_or(artifacts_dir);
+    artifacts::refuse_tracked(&repo, &root, &artifacts_dir)?;
+    artifacts::prepare_dir(&root, &artifacts_dir)?;
     // Commands must not change what efix records: an artifacts directory inside the
     // repository is mounted read-only for them where the machine allows.
     let mut config = config.clone();
@@ -220,7 +222,7 @@ pub fn run(
         Stage::Finished
     };
     ctx.save_checkpoint(stage)?;
-    let summary = artifacts::write_all(&ctx.artifacts, &ctx.evidence)?;
+    let summary = artifacts::write_all(&ctx.root, &ctx.artifacts, &ctx.evidence)?;
     ctx.reporter.info(&format!(
         "{}: evidence in {}",
         summary.status_text,
