@@ -205,10 +205,7 @@ impl Snapshot {
     /// Make the working tree, index and HEAD exactly as they were at the snapshot.
     pub fn restore(&self) -> Result<RestoreReport, GitError> {
         let mut report = RestoreReport::default();
-        let objects = Repository::open(&self.root).map_err(git_err(format!(
-            "open the repository at {}",
-            self.root.display()
-        )))?;
+        let objects = super::repo::open_at(&self.root)?;
         let odb = objects.odb().map_err(git_err("open the object database"))?;
         // Ignore rules first, so deciding what is "created since and not ignored" uses the
         // rules of the snapshot, not ones the command may have edited.
@@ -227,10 +224,7 @@ impl Snapshot {
             report.index_restored = true;
         }
         // A fresh handle, so the listing below reads the restored index.
-        let repo = Repository::open(&self.root).map_err(git_err(format!(
-            "open the repository at {}",
-            self.root.display()
-        )))?;
+        let repo = super::repo::open_at(&self.root)?;
         report.head_restored = self.restore_head(&repo)?;
         let mut emptied = BTreeSet::new();
         let is_extra = |path: &Vec<u8>| !self.entries.contains_key(path);
