@@ -111,11 +111,6 @@ impl Dir {
         Ok(Dir { fd, path })
     }
 
-    /// The directory's path, for messages.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Whether `name` exists in the directory (a symbolic link counts, without following it).
     pub fn exists(&self, name: &str) -> bool {
         nix::sys::stat::fstatat(&self.fd, name, AtFlags::AT_SYMLINK_NOFOLLOW).is_ok()
