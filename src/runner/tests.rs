@@ -180,7 +180,7 @@ fn background_grandchild_that_outlives_a_normal_exit_is_killed_and_recorded() {
     let argv = [
         "sh",
         "-c",
-        "sleep 61.1003 & until grep -q 61.1003 /proc/$!/cmdline; do :; done; echo done",
+        "sleep 61.1003 & until [ \"$(head -c 5 /proc/$!/cmdline)\" = sleep ]; do :; done; echo done",
     ];
     let outcome = run_ok(&spec(&argv, LONG), &settings());
     let mut expected = Outcome {
@@ -205,7 +205,7 @@ fn grandchild_that_escaped_the_group_is_swept_and_cannot_hang_the_drain() {
         Err(error) => panic!("tempdir: {error}"),
     };
     let script = "setsid sh -c 'exec sleep 61.1004' & \
-                  until grep -q 61.1004 /proc/$!/cmdline; do :; done; echo started";
+                  until [ \"$(head -c 5 /proc/$!/cmdline)\" = sleep ]; do :; done; echo started";
     let argv = ["sh", "-c", script];
     let mut spec = spec(&argv, LONG);
     spec.cwd = dir.path().to_path_buf();
