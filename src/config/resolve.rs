@@ -570,6 +570,7 @@ impl Config {
             max_files: check_count("diff.max-files", &max_files, 1, MAX_FILES_LIMIT, "files")?
                 as usize,
             max_loc: check_count("diff.max-loc", &max_loc, 1, MAX_LOC_LIMIT, "lines")? as usize,
+            secrets: Vec::new(),
         };
 
         let max_rounds = layers.pick(
@@ -657,6 +658,10 @@ impl Config {
 
         let (child_env, env_dropped) = child_env(env.vars().iter().cloned(), &env_pass);
         let secrets = secrets(&redact, env);
+        let patch = PatchPolicy {
+            secrets: secrets.clone(),
+            ..patch
+        };
         let runner = RunnerSettings {
             env: child_env,
             output_head_bytes,

@@ -41,6 +41,9 @@ pub struct PatchPolicy {
     pub max_files: usize,
     /// Maximum number of changed lines (added plus removed).
     pub max_loc: usize,
+    /// Configured secrets: a change that adds one of their values (in any encoding) is
+    /// refused, like a change that adds a provider token (`check.secret-in-change`).
+    pub secrets: Vec<crate::runner::Secret>,
 }
 
 /// Default maximum number of files one patch may change.
@@ -63,6 +66,7 @@ impl Default for PatchPolicy {
             allow_delete: false,
             max_files: DEFAULT_MAX_FILES,
             max_loc: DEFAULT_MAX_LOC,
+            secrets: Vec::new(),
         }
     }
 }

@@ -35,6 +35,7 @@ mod sandbox;
 mod seccomp;
 mod spawn;
 mod sweep;
+mod tokens;
 
 // The behaviour tests drive real processes through /proc, which only Linux has.
 #[cfg(all(test, target_os = "linux"))]
@@ -51,6 +52,27 @@ pub use probe::{TierUnavailable, check_required};
 pub use sandbox::{Access, Confinement, Mechanism, Network, SELF_EXE, SandboxSettings, Tier};
 pub use spawn::{run, run_cancellable};
 pub use sweep::MARKER_VAR;
+
+/// A credential found in text that is about to be committed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    /// The rule that found it (`github-token`, `env:DEPLOY_TOKEN`, ...).
+    pub rule: String,
+    /// Where, in bytes.
+    pub range: std::ops::Range<usize>,
+}
+
+/// Where `text` holds a configured secret's value (in any encoding the redaction knows) or a
+/// provider token: the rules that guard code, which leave out fixture-shaped credentials such
+/// as `postgres://test:test@localhost` and sample JWTs.
+pub fn secrets_in_code(text: &str, secrets: &[Secret]) -> Result<Vec<SecretMatch>, RunnerError> {
+    let redactor = redact::Redactor::cached(secrets)?;
+    Ok(redactor
+        .find_in_code(text.as_bytes())
+        .into_iter()
+        .map(|(rule, range)| SecretMatch { rule, range })
+        .collect())
+}
 
 /// Harden efix itself before it starts any child: non-dumpable (children of the same uid
 /// cannot read `/proc/<efix>/environ` or attach to it), a child subreaper (orphans of its
