@@ -137,6 +137,11 @@ mod linux {
         let filter = seccomp::program(false);
         let result = fork_and_read(|| {
             let mut slots = [0i32; SLOTS];
+            // efix is non-dumpable, which makes the kernel hand this child's /proc/self files
+            // to root, so the uid and gid maps could not be written; the helper, a fresh
+            // exec, is dumpable anyway.
+            // SAFETY: prctl with integer arguments only.
+            unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
             if admin {
                 match namespaces::enter(&root) {
                     Ok(_) => slots[0] = 1,
