@@ -42,10 +42,11 @@ pub struct RunSummary {
     pub left_applied: bool,
 }
 
-/// Refuse an artifacts directory inside the repository that git tracks: a repository that
-/// commits `efix-artifacts/` (as files, or as a link pointing elsewhere) would have efix mix
-/// its records with the repository's, or write where the repository says.
-pub(crate) fn refuse_tracked(
+/// Refuse an artifacts directory inside the repository that is (or passes through) a
+/// symbolic link, or that git tracks: a repository that commits `efix-artifacts` (as a link
+/// pointing elsewhere, or as files) would have efix write where the repository says, or mix
+/// its records with the repository's. Nothing is created or written before this check.
+pub(crate) fn refuse_unsafe(
     repo: &crate::git::Repo,
     root: &Path,
     dir: &Path,
@@ -53,6 +54,11 @@ pub(crate) fn refuse_tracked(
     let Ok(relative) = dir.strip_prefix(root) else {
         return Ok(());
     };
+    match Dir::open(root, dir, false) {
+        Ok(_) => {}
+        Err(error) if error.source.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(unsafe_artifacts(error)),
+    }
     let relative = relative.to_string_lossy();
     if relative.is_empty() {
         return Err(PipelineError::UnsafeArtifacts {

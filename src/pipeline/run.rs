@@ -152,7 +152,7 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| root.join(artifacts::DEFAULT_DIR));
     let artifacts_dir = std::path::absolute(&artifacts_dir).unwrap_or(artifacts_dir);
-    artifacts::refuse_tracked(&repo, &root, &artifacts_dir)?;
+    artifacts::refuse_unsafe(&repo, &root, &artifacts_dir)?;
     artifacts::prepare_dir(&root, &artifacts_dir)?;
     // Commands must not change what efix records: an artifacts directory inside the
     // repository is mounted read-only for them where the machine allows.

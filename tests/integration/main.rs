@@ -8,6 +8,7 @@
 
 mod harness;
 
+mod adversarial;
 mod cli;
 mod demo;
 mod ecosystems;
