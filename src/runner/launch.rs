@@ -156,7 +156,12 @@ pub(crate) fn launch(spec: &CommandSpec, settings: &RunnerSettings) -> Result<La
     let messages = read_report(report_read);
     let program = spec.argv.first().map(String::as_str).unwrap_or_default();
     let stop = match interpret(messages, program) {
-        Ok(Some((confinement, tier, namespaces))) => {
+        Ok(Some((confinement, tier, mut namespaces))) => {
+            // Only namespaces the helper created identify the command's processes; one it
+            // shares with efix (the network when it is allowed, the mounts when nothing is
+            // made read-only) holds every other process too.
+            let own = sweep::namespace_ids("self");
+            namespaces.retain(|id| !own.contains(id));
             return Ok(Launch::Started(Box::new(Launched {
                 child,
                 marker,

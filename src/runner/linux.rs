@@ -125,6 +125,20 @@ pub(crate) fn pidfd_kill(_pidfd: &OwnedFd) -> bool {
     false
 }
 
+/// Whether the process behind a pidfd has exited (the pidfd polls readable then).
+#[cfg(target_os = "linux")]
+pub(crate) fn pidfd_exited(pidfd: &OwnedFd) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn pidfd_exited(_pidfd: &OwnedFd) -> bool {
+    true
+}
+
 /// The process group of `pid`, read from `/proc/<pid>/stat` (works for a zombie too).
 #[cfg(target_os = "linux")]
 pub(crate) fn process_group_of(pid: u32) -> Option<u32> {

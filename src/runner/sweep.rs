@@ -17,7 +17,7 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
 use nix::unistd::Pid;
 
 /// The environment variable that marks every process of a command's tree.
@@ -229,6 +229,14 @@ fn argv_of(pid: u32) -> String {
     }
 }
 
+/// A process the sweep killed: when it started, what it ran, and a pidfd that names exactly
+/// it (its pid may be reused once it is reaped).
+struct Killed {
+    start: u64,
+    argv: String,
+    pidfd: std::os::fd::OwnedFd,
+}
+
 /// The sweep of one command.
 pub(crate) struct Sweep {
     marker: String,
@@ -239,8 +247,8 @@ pub(crate) struct Sweep {
     /// Set once efix stopped the command (timeout, cancel): what is left of its group is
     /// being killed by efix, so it did not escape; only processes outside the group count.
     stopped: bool,
-    /// Killed processes by pid: start time and argv (raw; the caller redacts).
-    killed: BTreeMap<u32, (u64, String)>,
+    /// Killed processes by pid (raw argv; the caller redacts).
+    killed: BTreeMap<u32, Killed>,
 }
 
 impl Sweep {
@@ -270,8 +278,8 @@ impl Sweep {
             }
             for (pid, start) in found {
                 let argv = argv_of(pid);
-                if kill(pid, start) {
-                    self.killed.insert(pid, (start, argv));
+                if let Some(pidfd) = kill(pid, start) {
+                    self.killed.insert(pid, Killed { start, argv, pidfd });
                 }
             }
         }
@@ -298,7 +306,7 @@ impl Sweep {
             if self
                 .killed
                 .get(&pid)
-                .is_some_and(|(start, _)| *start == stat.start)
+                .is_some_and(|killed| killed.start == stat.start)
             {
                 continue;
             }
@@ -326,13 +334,9 @@ impl Sweep {
     /// process killed, sorted by pid.
     pub(crate) fn finish(self) -> (u64, Vec<String>) {
         let deadline = Instant::now() + REAP_TIMEOUT;
-        let mut waiting: BTreeMap<u32, u64> = self
-            .killed
-            .iter()
-            .map(|(pid, (start, _))| (*pid, *start))
-            .collect();
+        let mut waiting: Vec<&Killed> = self.killed.values().collect();
         while !waiting.is_empty() && Instant::now() < deadline {
-            waiting.retain(|pid, start| !reaped(*pid, *start));
+            waiting.retain(|killed| !reaped(killed));
             if !waiting.is_empty() {
                 std::thread::sleep(Duration::from_millis(1));
             }
@@ -345,22 +349,23 @@ impl Sweep {
             .killed
             .into_values()
             .take(LEAKED_LISTED_MAX)
-            .map(|(_, argv)| argv)
+            .map(|killed| killed.argv)
             .collect();
         (count, argv)
     }
 }
 
-/// Whether the process is gone: reaped now by efix, or no longer there (another parent reaped
-/// it, or its pid now names another process).
-fn reaped(pid: u32, start: u64) -> bool {
-    let Ok(raw) = i32::try_from(pid) else {
-        return true;
-    };
-    match waitpid(Pid::from_raw(raw), Some(WaitPidFlag::WNOHANG)) {
-        Ok(WaitStatus::StillAlive) => false,
+/// Whether a killed process is gone: reaped now by efix, or exited as the child of another
+/// (killed) process, whose end hands it to efix later. Waiting goes through its pidfd, so a
+/// pid reused by another child of this process is never reaped by mistake.
+fn reaped(killed: &Killed) -> bool {
+    use std::os::fd::AsFd;
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG;
+    match waitid(Id::PIDFd(killed.pidfd.as_fd()), flags) {
+        Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => false,
         Ok(_) => true,
-        Err(Errno::ECHILD) => stat(pid).is_none_or(|s| s.start != start),
+        // Not efix's child (yet): done once it has exited, which makes its pidfd readable.
+        Err(Errno::ECHILD) => super::linux::pidfd_exited(&killed.pidfd),
         Err(_) => true,
     }
 }
@@ -382,14 +387,12 @@ fn reap_orphan_zombies() {
 }
 
 /// SIGKILL the process `pid` started at `start`, through a pidfd so that a pid reused in
-/// between is never hit; returns whether the signal was sent.
-fn kill(pid: u32, start: u64) -> bool {
-    let Some(pidfd) = super::linux::pidfd_open(pid) else {
-        return false;
-    };
+/// between is never hit; returns the pidfd when the signal was sent.
+fn kill(pid: u32, start: u64) -> Option<std::os::fd::OwnedFd> {
+    let pidfd = super::linux::pidfd_open(pid)?;
     // The pidfd pins the process: if it is still the one scanned, the signal reaches it.
     if stat(pid).is_none_or(|s| s.start != start) {
-        return false;
+        return None;
     }
-    super::linux::pidfd_kill(&pidfd)
+    super::linux::pidfd_kill(&pidfd).then_some(pidfd)
 }
