@@ -67,8 +67,21 @@ pub(crate) enum Launch {
     },
 }
 
+/// What the child's stdin is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Input {
+    /// `/dev/null`: a command.
+    Null,
+    /// A pipe efix writes to: an agent spoken to over stdio.
+    Piped,
+}
+
 /// Start `spec` under the sandbox.
-pub(crate) fn launch(spec: &CommandSpec, settings: &RunnerSettings) -> Result<Launch, RunnerError> {
+pub(crate) fn launch(
+    spec: &CommandSpec,
+    settings: &RunnerSettings,
+    input: Input,
+) -> Result<Launch, RunnerError> {
     sweep::ensure_subreaper();
     let repo = std::path::absolute(&spec.cwd).unwrap_or_else(|_| spec.cwd.clone());
     let temp_dir = tempfile::Builder::new()
@@ -119,7 +132,10 @@ pub(crate) fn launch(spec: &CommandSpec, settings: &RunnerSettings) -> Result<La
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(env)
-        .stdin(Stdio::null())
+        .stdin(match input {
+            Input::Null => Stdio::null(),
+            Input::Piped => Stdio::piped(),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);

@@ -8,13 +8,15 @@
 //! It does not decide *whether* a command may run (that is `policy::command`) and it never
 //! goes through a shell.
 //!
-//! Layout: `model` (interface types and limits), `sandbox` (tiers and what is asked and
+//! Layout: `model` (interface types and limits), `agent` (long-lived children an engine
+//! speaks to), `sandbox` (tiers and what is asked and
 //! achieved), `env` (the child environment), `launch` (the parent side of helper mode),
 //! `helper` (the child side), `landlock`, `seccomp` and `namespaces` (the mechanisms), `probe`
 //! (what the machine gives), `sweep` (escaped processes), `spawn` (supervision), `rules` and
 //! `redact` (what is redacted and how, over a stream), `capture` (head and ring tail), `linux`
 //! (small platform calls).
 
+mod agent;
 #[doc(hidden)]
 pub mod bench;
 mod capture;
@@ -41,6 +43,7 @@ mod tokens;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
+pub use agent::Agent;
 pub use env::{DEFAULT_ENV_PASS, child_env, is_never_passed};
 pub use helper::{HELPER_ARG, entry as helper_entry};
 pub use model::{

@@ -23,7 +23,7 @@ use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 
 use super::capture::{Capture, Captured};
-use super::launch::{Launch, Launched, launch};
+use super::launch::{Input, Launch, Launched, launch};
 use super::linux;
 use super::model::{
     CommandSpec, DRAIN_TIMEOUT, Outcome, RunnerError, RunnerSettings, SandboxReport,
@@ -76,7 +76,7 @@ pub fn run_cancellable(
     let non_dumpable_parent = linux::is_non_dumpable();
 
     let start = Instant::now();
-    let launched = match launch(spec, settings)? {
+    let launched = match launch(spec, settings, Input::Null)? {
         Launch::Started(launched) => launched,
         Launch::NotStarted { exit_code, message } => {
             let stderr = redactor.redact_text(&message, &mut redactions);

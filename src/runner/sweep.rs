@@ -231,6 +231,7 @@ fn argv_of(pid: u32) -> String {
 
 /// A process the sweep killed: when it started, what it ran, and a pidfd that names exactly
 /// it (its pid may be reused once it is reaped).
+#[derive(Debug)]
 struct Killed {
     start: u64,
     argv: String,
@@ -238,6 +239,7 @@ struct Killed {
 }
 
 /// The sweep of one command.
+#[derive(Debug)]
 pub(crate) struct Sweep {
     marker: String,
     /// The command's own namespaces (empty when it ran in efix's).
