@@ -122,10 +122,23 @@ pub(crate) enum TokenClass {
     Base64Any,
     /// `[A-Za-z0-9%+/=]`: base64 that went through URL encoding.
     UrlEncoded,
+    /// Anything but whitespace and quotes: a header's credential.
+    NotSpaceOrQuote,
+    /// Anything but a line end and quotes: a header's value to the end of the line.
+    NotLineEndOrQuote,
 }
 
 impl TokenClass {
     fn contains(self, byte: u8) -> bool {
+        match self {
+            Self::NotSpaceOrQuote => {
+                return !(byte.is_ascii_whitespace() || byte == b'"' || byte == b'\'');
+            }
+            Self::NotLineEndOrQuote => {
+                return !matches!(byte, b'\r' | b'\n' | b'"' | b'\'');
+            }
+            _ => {}
+        }
         byte.is_ascii_alphanumeric()
             || match self {
                 Self::Alnum => false,
@@ -135,6 +148,7 @@ impl TokenClass {
                 Self::GitLab => matches!(byte, b'_' | b'.' | b'-'),
                 Self::Base64Any => matches!(byte, b'+' | b'/' | b'=' | b'_' | b'-'),
                 Self::UrlEncoded => matches!(byte, b'%' | b'+' | b'/' | b'='),
+                Self::NotSpaceOrQuote | Self::NotLineEndOrQuote => false,
             }
     }
 }

@@ -10,8 +10,18 @@
 //! `postgres://test:test@localhost` and sample tokens.
 //!
 //! It does not scan; `redact` compiles these with the configured secrets into one regex.
+//! Every pattern starts with a literal of at least three bytes, and the whole table yields at
+//! most [`PREFIX_LITERALS_MAX`] distinct prefixes, so the regex engine can hand the search to
+//! its SIMD prefilter (Teddy, which takes at most 64 literals, the configured secrets' forms
+//! included); one two-letter prefix or a few more literals make every byte go through the
+//! automaton instead, two to four times slower. Variants are folded into character classes
+//! after the literal (`shp[a-z]{2}_`, not `shp(?:at|ca|pa|ss)_`) for that reason.
 
 use super::rules::{Extent, PRIVATE_KEY_BEGIN, Rule, TokenClass};
+
+/// The most prefix literals the token table may yield, leaving room within Teddy's 64 for
+/// the literal forms of two configured secrets.
+pub(crate) const PREFIX_LITERALS_MAX: usize = 50;
 
 /// Whether a rule also refuses a change that adds a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +41,10 @@ pub(crate) enum Scope {
 /// first in every pattern, so the regex engine's prefilter skips most bytes.
 pub(crate) fn pattern_rules() -> Vec<Rule> {
     use Scope::{Everywhere, Output};
-    use TokenClass::{Alnum, AlnumDash, AlnumUnderscore, Base64Any, Base64Url, GitLab, UrlEncoded};
+    use TokenClass::{
+        Alnum, AlnumDash, AlnumUnderscore, Base64Any, Base64Url, GitLab, NotLineEndOrQuote,
+        NotSpaceOrQuote, UrlEncoded,
+    };
     let run = |class, max_extra| Extent::Run { class, max_extra };
     let table = [
         (
@@ -54,7 +67,7 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "gitlab-token",
-            r"\bgl(?:pat|dt|rt|ptt|ft|cbt|imt|oas|soat|ffct|agent)-[A-Za-z0-9_-]{20}",
+            r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20}",
             run(GitLab, 230),
             Everywhere,
         ),
@@ -78,13 +91,13 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "aws-secret-key",
-            r#"(?:aws|AWS)_?(?:secret|SECRET)_?(?:access|ACCESS)_?(?:key|KEY)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?[A-Za-z0-9/+]{40}\b"#,
+            r#"(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?[A-Za-z0-9/+]{40}\b"#,
             Extent::Value,
             Everywhere,
         ),
         (
             "slack-token",
-            r"\bxox[abprs]-[A-Za-z0-9-]{10}",
+            r"\bxox[a-z]-[A-Za-z0-9-]{10}",
             run(AlnumDash, 245),
             Everywhere,
         ),
@@ -132,7 +145,7 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "stripe-key",
-            r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24}",
+            r"\b[rs]k_live_[0-9A-Za-z]{24}",
             run(Alnum, 75),
             Everywhere,
         ),
@@ -150,13 +163,13 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "docker-hub-token",
-            r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20}",
+            r"\bdckr_[a-z]at_[A-Za-z0-9_-]{20}",
             run(Base64Url, 60),
             Everywhere,
         ),
         (
             "sentry-token",
-            r"\bsntry[us]_[A-Za-z0-9+/=_]{40}",
+            r"\bsntry[a-z]_[A-Za-z0-9+/=_]{40}",
             run(Base64Any, 400),
             Everywhere,
         ),
@@ -170,9 +183,12 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
             Output,
         ),
         (
-            "twilio-api-key",
-            r"\bSK[0-9a-fA-F]{32}\b",
-            Extent::Regex,
+            // Twilio's API key SIDs (`SK` + 32 hex) are identifiers, and a two-letter prefix
+            // would make the scanner's prefilter useless; the secrets (auth tokens, API key
+            // secrets) have no prefix, so they are recognised by the name they come with.
+            "twilio-credential",
+            r#"(?:TWILIO|twilio)[A-Za-z_]{0,24}(?:TOKEN|[Tt]oken|SECRET|[Ss]ecret|KEY|[Kk]ey|SID|[Ss]id)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:SK|AC)?[0-9A-Za-z]{32}\b"#,
+            Extent::Value,
             Everywhere,
         ),
         (
@@ -183,7 +199,7 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "shopify-token",
-            r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+            r"\bshp[a-z]{2}_[a-fA-F0-9]{32}\b",
             Extent::Regex,
             Everywhere,
         ),
@@ -207,7 +223,7 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "azure-sas-signature",
-            r"[?&]sig=[A-Za-z0-9%+/]{20}",
+            r"sig=[A-Za-z0-9%+/]{20}",
             Extent::ValueRun {
                 class: UrlEncoded,
                 max_extra: 200,
@@ -225,14 +241,21 @@ pub(crate) fn pattern_rules() -> Vec<Rule> {
         ),
         (
             "authorization-header",
-            r#"(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]{0,8}:[ \t]{0,8}["']?(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest|[Bb]ot|[Nn]egotiate|NTLM|[Aa]pi[Kk]ey|AWS4-HMAC-SHA256)[ \t]{1,8}[^\s"']{4,4096}"#,
-            Extent::Value,
+            r#"[Aa]uthorization["']?[ \t]{0,8}:[ \t]{0,8}["']?(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest|[Bb]ot|[Nn]egotiate|NTLM|[Aa]pi[Kk]ey|AWS4-HMAC-SHA256)[ \t]{1,8}[^\s"']{4}"#,
+            Extent::ValueRun {
+                class: NotSpaceOrQuote,
+                max_extra: 4092,
+            },
             Output,
         ),
         (
+            // `Set-Cookie:` ends in `Cookie:` and is matched there.
             "cookie-header",
-            r#"(?:[Ss]et-)?(?:[Cc]ookie|COOKIE)["']?[ \t]{0,8}:[ \t]{0,8}["']?[^\s=;"']{1,128}=[^\r\n"']{1,4096}"#,
-            Extent::Value,
+            r#"[Cc]ookie["']?[ \t]{0,8}:[ \t]{0,8}["']?[A-Za-z0-9_.!#$%&*+^`|~-]{1,64}=[^\r\n"']"#,
+            Extent::ValueRun {
+                class: NotLineEndOrQuote,
+                max_extra: 4095,
+            },
             Output,
         ),
         ("jwt", r"\beyJ", Extent::Jwt, Output),
@@ -413,10 +436,16 @@ mod tests {
                 "https://o447951.ingest.sentry.io/5456".to_owned(),
             ),
             (
-                "twilio-api-key",
-                format!("SK{}", body(HEX, 32, 24)),
-                "[REDACTED:twilio-api-key]".to_owned(),
-                format!("account AC{}", body(HEX, 32, 25)),
+                "twilio-credential",
+                format!("TWILIO_AUTH_TOKEN={}", body(HEX, 32, 24)),
+                "TWILIO_AUTH_TOKEN=[REDACTED:twilio-credential]".to_owned(),
+                format!("twilio account AC{}", body(HEX, 32, 25)),
+            ),
+            (
+                "twilio-credential",
+                format!("twilio_api_key: SK{}", body(HEX, 32, 26)),
+                "twilio_api_key: [REDACTED:twilio-credential]".to_owned(),
+                "TWILIO_AUTH_TOKEN=${TWILIO_AUTH_TOKEN}".to_owned(),
             ),
             (
                 "sendgrid-key",
@@ -489,6 +518,18 @@ mod tests {
                 "Cookie: [REDACTED:cookie-header]".to_owned(),
                 "Cookie: none (cookies=3)".to_owned(),
             ),
+            (
+                "cookie-header",
+                format!("< Set-Cookie: sid={}; Path=/; HttpOnly", body(ALNUM, 32, 36)),
+                "< Set-Cookie: [REDACTED:cookie-header]".to_owned(),
+                "set-cookie handling is tested below".to_owned(),
+            ),
+            (
+                "aws-secret-key",
+                format!(r#""SecretAccessKey": "{}","#, body(B64, 40, 37)),
+                r#""SecretAccessKey": "[REDACTED:aws-secret-key]","#.to_owned(),
+                r#""AccessKeyId": "placeholder","#.to_owned(),
+            ),
         ]
     }
 
@@ -523,5 +564,39 @@ mod tests {
             .map(|(id, range)| format!("{id}@{}", range.start))
             .collect();
         assert_eq!(found, vec!["github-token@9".to_owned()]);
+    }
+
+    #[test]
+    fn the_table_keeps_the_prefilter_fast() {
+        use regex_syntax::hir::literal::{ExtractKind, Extractor};
+        let rules = super::pattern_rules();
+        let combined = rules
+            .iter()
+            .map(|rule| format!("(?:{})", rule.pattern))
+            .collect::<Vec<_>>()
+            .join("|");
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(&format!("(?-u){combined}"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut extractor = Extractor::new();
+        extractor.kind(ExtractKind::Prefix);
+        let mut seq = extractor.extract(&hir);
+        seq.optimize_for_prefix_by_preference();
+        let literals: Vec<String> = seq
+            .literals()
+            .unwrap_or_default()
+            .iter()
+            .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned())
+            .collect();
+        let shortest = literals.iter().map(String::len).min().unwrap_or(0);
+        assert!(
+            !literals.is_empty() && literals.len() <= super::PREFIX_LITERALS_MAX && shortest >= 3,
+            "{} prefix literals (at most {}), shortest {shortest}: {literals:?}",
+            literals.len(),
+            super::PREFIX_LITERALS_MAX
+        );
     }
 }
