@@ -11,17 +11,13 @@
 //!
 //! It does not scan; `redact` compiles these with the configured secrets into one regex.
 //! Every pattern starts with a literal of at least three bytes, and the whole table yields at
-//! most [`PREFIX_LITERALS_MAX`] distinct prefixes, so the regex engine can hand the search to
+//! most 50 distinct prefixes (a test checks it), so the regex engine can hand the search to
 //! its SIMD prefilter (Teddy, which takes at most 64 literals, the configured secrets' forms
 //! included); one two-letter prefix or a few more literals make every byte go through the
 //! automaton instead, two to four times slower. Variants are folded into character classes
 //! after the literal (`shp[a-z]{2}_`, not `shp(?:at|ca|pa|ss)_`) for that reason.
 
 use super::rules::{Extent, PRIVATE_KEY_BEGIN, Rule, TokenClass};
-
-/// The most prefix literals the token table may yield, leaving room within Teddy's 64 for
-/// the literal forms of two configured secrets.
-pub(crate) const PREFIX_LITERALS_MAX: usize = 50;
 
 /// Whether a rule also refuses a change that adds a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -566,6 +562,10 @@ mod tests {
         assert_eq!(found, vec!["github-token@9".to_owned()]);
     }
 
+    /// The most prefix literals the token table may yield, leaving room within Teddy's 64 for
+    /// the literal forms of configured secrets.
+    const PREFIX_LITERALS_MAX: usize = 50;
+
     #[test]
     fn the_table_keeps_the_prefilter_fast() {
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
@@ -593,10 +593,10 @@ mod tests {
             .collect();
         let shortest = literals.iter().map(String::len).min().unwrap_or(0);
         assert!(
-            !literals.is_empty() && literals.len() <= super::PREFIX_LITERALS_MAX && shortest >= 3,
+            !literals.is_empty() && literals.len() <= PREFIX_LITERALS_MAX && shortest >= 3,
             "{} prefix literals (at most {}), shortest {shortest}: {literals:?}",
             literals.len(),
-            super::PREFIX_LITERALS_MAX
+            PREFIX_LITERALS_MAX
         );
     }
 }
