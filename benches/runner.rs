@@ -1,5 +1,5 @@
-//! Runner benchmarks (`cargo bench --bench runner`): spawn overhead against a bare
-//! `Command`, capture plus redaction throughput on a child writing 1 GiB, and the peak RSS
+//! Runner benchmarks (`cargo bench --bench runner`): `efix exec -- true` against `true` with
+//! each sandbox mechanism's share, spawn overhead against a bare `Command`, capture plus redaction throughput on a child writing 1 GiB, and the peak RSS
 //! of a process capturing 1 MiB, 100 MiB and 1 GiB (measured in a re-executed copy of this
 //! binary so each size gets a fresh process).
 //!
@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use efix::runner::{
-    self, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, DEFAULT_OUTPUT_TAIL_BYTES, DEFAULT_TERM_GRACE,
-    RunnerSettings, Secret,
+    self, Access, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, DEFAULT_OUTPUT_TAIL_BYTES,
+    DEFAULT_TERM_GRACE, RunnerSettings, SandboxSettings, Secret,
 };
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -39,6 +39,10 @@ fn settings() -> RunnerSettings {
             name: "BENCH_TOKEN".to_owned(),
             value: "bench-secret-value-0123456789abcdef".to_owned(),
         }],
+        sandbox: SandboxSettings {
+            helper: env!("CARGO_BIN_EXE_efix").into(),
+            ..SandboxSettings::new(std::env::temp_dir())
+        },
     }
 }
 
@@ -47,6 +51,7 @@ fn spec(argv: &[&str]) -> CommandSpec {
         argv: argv.iter().map(|s| (*s).to_owned()).collect(),
         cwd: std::env::temp_dir(),
         timeout: Duration::from_secs(600),
+        access: Access::command(false),
     }
 }
 
@@ -165,6 +170,76 @@ fn overhead(runs: usize) -> Result<()> {
         ms(bare),
         ms(wrapped.saturating_sub(bare))
     );
+    println!();
+    Ok(())
+}
+
+/// `efix exec -- true` as a user runs it (the real binary, in a scratch git repository so
+/// `.git` is made read-only too), against `true`, with each sandbox mechanism turned off in
+/// turn to show what it costs: the helper re-exec alone, plus landlock and seccomp, plus the
+/// namespaces. Runs alternate, so the machine's drift hits every variant alike.
+fn exec_overhead(runs: usize) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("repo");
+    efix::git::init_with_files(
+        &repo,
+        &[(".efix.yml", b"version: 1\ncommands:\n  allow: [true]\n")],
+        "scratch",
+    )?;
+    let efix = env!("CARGO_BIN_EXE_efix");
+    let variants: [(&str, &str); 3] = [
+        (
+            "helper only (`EFIX_SANDBOX_DISABLE=landlock,seccomp,namespaces`)",
+            "landlock,seccomp,namespaces",
+        ),
+        (
+            "helper + landlock + seccomp (`EFIX_SANDBOX_DISABLE=namespaces`)",
+            "namespaces",
+        ),
+        ("full sandbox (mount and network namespaces too)", ""),
+    ];
+    let time = |command: &mut Command| -> Result<Duration> {
+        let start = Instant::now();
+        let status = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?;
+        let elapsed = start.elapsed();
+        if !status.success() {
+            return Err(format!("{command:?} failed: {status}").into());
+        }
+        Ok(elapsed)
+    };
+    let mut bare = Vec::with_capacity(runs);
+    let mut through: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); variants.len()];
+    for _ in 0..runs {
+        bare.push(time(&mut Command::new("true"))?);
+        for (samples, (_, disable)) in through.iter_mut().zip(variants) {
+            let mut command = Command::new(efix);
+            command
+                .args(["exec", "--repo"])
+                .arg(&repo)
+                .args(["--", "true"])
+                .env("EFIX_SANDBOX_DISABLE", disable);
+            samples.push(time(&mut command)?);
+        }
+    }
+    let bare = median(bare);
+    println!(
+        "## `efix exec -- true` (the real binary) vs `true`, median of {runs} alternating runs"
+    );
+    println!("| what | time | over `true` |");
+    println!("|---|---|---|");
+    println!("| `true` | {:.2} ms | |", ms(bare));
+    for ((label, _), samples) in variants.iter().zip(through) {
+        let median = median(samples);
+        println!(
+            "| `efix exec -- true`, {label} | {:.2} ms | +{:.2} ms |",
+            ms(median),
+            ms(median.saturating_sub(bare))
+        );
+    }
     println!();
     Ok(())
 }
@@ -328,10 +403,12 @@ fn main() -> Result<()> {
     }
     let quick = args.iter().any(|a| a == "quick");
     if quick {
+        exec_overhead(20)?;
         overhead(20)?;
         rss(&[MIB, 16 * MIB])?;
         throughput(64 * MIB)?;
     } else {
+        exec_overhead(200)?;
         overhead(200)?;
         rss(&[MIB, 100 * MIB, GIB])?;
         throughput(GIB)?;

@@ -21,6 +21,12 @@ use crate::runner::{self, CommandSpec};
 
 /// Run efix with the given process arguments and return the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Helper mode first: it must stay single-threaded and touch nothing else (see
+    // `runner::helper_entry`); it only returns when the command could not be executed.
+    if let Some(code) = runner::helper_entry(&args) {
+        return ExitStatus::Raw(code);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -105,16 +111,25 @@ fn exec(args: crate::cli::ExecArgs, env: &Env) -> ExitStatus {
         ));
         return ExitStatus::PolicyRefused;
     }
+    if let Err(unavailable) = runner::check_required(&config.runner.sandbox) {
+        report::message(&format!("efix: refused: {unavailable}; nothing was run"));
+        return ExitStatus::PolicyRefused;
+    }
     let spec = CommandSpec {
         argv: args.argv,
         cwd: repo,
         timeout: config.command_timeout,
+        access: runner::Access::command(config.network),
     };
     signals::install();
     match runner::run_cancellable(&spec, &config.runner, &signals::CANCEL) {
         Ok(outcome) => {
             report::stdout(&serde_json::to_string_pretty(&outcome).unwrap_or_default());
             ExitStatus::Success
+        }
+        Err(err @ runner::RunnerError::TierNotAchieved { .. }) => {
+            report::error(&err);
+            ExitStatus::PolicyRefused
         }
         Err(err) => {
             report::error(&err);
@@ -384,7 +399,8 @@ fn execute(
 }
 
 /// The exit status of an error that stopped a command: 2 when the user must act before
-/// anything can run (a dirty tree, another run in progress, an unrestored interrupted run),
+/// anything can run (a dirty tree, another run in progress, an unrestored interrupted run,
+/// an unsafe artifacts directory), 4 when the machine cannot give the required sandbox tier,
 /// else 1.
 fn exit_for(err: &pipeline::PipelineError) -> ExitStatus {
     use pipeline::PipelineError;
@@ -392,7 +408,11 @@ fn exit_for(err: &pipeline::PipelineError) -> ExitStatus {
         PipelineError::DirtyTree { .. }
         | PipelineError::Busy(_)
         | PipelineError::Unfinished { .. }
+        | PipelineError::UnsafeArtifacts { .. }
         | PipelineError::Git(crate::git::GitError::Journal { .. }) => ExitStatus::Usage,
+        PipelineError::Runner(crate::runner::RunnerError::TierNotAchieved { .. }) => {
+            ExitStatus::PolicyRefused
+        }
         _ => ExitStatus::NoProvenFix,
     }
 }

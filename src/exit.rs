@@ -15,6 +15,9 @@ pub enum ExitStatus {
     NotReproduced,
     /// `4`: refused by policy before anything ran.
     PolicyRefused,
+    /// Any other code: the sandbox helper's own status when it could not execute a command
+    /// (the parent efix reads the reason from its report; users never see this).
+    Raw(u8),
 }
 
 impl ExitStatus {
@@ -26,6 +29,7 @@ impl ExitStatus {
             ExitStatus::Usage => 2,
             ExitStatus::NotReproduced => 3,
             ExitStatus::PolicyRefused => 4,
+            ExitStatus::Raw(code) => code,
         }
     }
 }

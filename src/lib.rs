@@ -13,6 +13,7 @@ pub mod evidence;
 pub mod exit;
 pub mod git;
 pub mod localize;
+pub(crate) mod nofollow;
 pub mod patch;
 pub mod pipeline;
 pub mod policy;

@@ -169,6 +169,10 @@ pub struct CommandsFile {
     /// Time between SIGTERM and SIGKILL when a command times out, in milliseconds. Default
     /// 5000.
     pub term_grace_ms: Option<Millis>,
+    /// Commands run once before the reproduction, with the network allowed, to fetch
+    /// dependencies (e.g. `cargo fetch`, `npm ci`, `pip install -e .`); recorded as setup.
+    /// Each must pass the allowlist like any other command. Default none.
+    pub setup: Option<StringList>,
 }
 
 /// `security:` section.
@@ -179,8 +183,10 @@ pub struct CommandsFile {
     expecting = "a mapping of `security` keys"
 )]
 pub struct SecurityFile {
-    /// Whether commands may use the network. Default `true`. Recorded in the evidence; not yet
-    /// enforced.
+    /// Whether the reproduction, fix and proof commands may use the network. Default `false`:
+    /// they run in a network namespace of their own with loopback up (test suites may start
+    /// local servers), or, where the machine has no namespaces, with IPv4 and IPv6 sockets
+    /// refused. `commands.setup` always has the network.
     pub network: Option<bool>,
     /// Names of environment variables whose values are redacted from all output. Replaces the
     /// default list `GITHUB_TOKEN OPENAI_API_KEY`.
@@ -207,6 +213,33 @@ pub struct SandboxFile {
     pub output_head_bytes: Option<Bytes>,
     /// Bytes kept from the end of each output stream of a command. Default 262144.
     pub output_tail_bytes: Option<Bytes>,
+    /// The weakest sandbox tier commands may run under: `none` (default: best effort, the tier
+    /// achieved is recorded), `process` (no_new_privs and the seccomp filter), `filesystem`
+    /// (plus landlock: writes only to the repository, a private temporary directory and the
+    /// caches) or `full` (plus namespaces: `.git` read-only and, without network, a network
+    /// namespace). When the machine cannot give it, efix refuses before running anything
+    /// (exit 4) and names the missing mechanism.
+    pub require: Option<RequiredTier>,
+    /// Paths commands may write besides the repository and their private temporary
+    /// directory: absolute, or starting with `~/`. Replaces the default list, the package and
+    /// build caches of cargo (`$CARGO_HOME/registry`, `$CARGO_HOME/git` and its lock files),
+    /// npm (`~/.npm`), pip (`~/.cache/pip`), uv (`~/.cache/uv`) and go (`GOCACHE`,
+    /// `GOMODCACHE`).
+    pub writable: Option<StringList>,
+}
+
+/// A value of `sandbox.require`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequiredTier {
+    /// Best effort: run under whatever the machine gives, and record it.
+    None,
+    /// `no_new_privs` and the seccomp filter.
+    Process,
+    /// Plus landlock write confinement.
+    Filesystem,
+    /// Plus mount and network namespaces.
+    Full,
 }
 
 /// `paths:` section.

@@ -16,8 +16,8 @@ mod summary;
 pub use error::{ConfigError, Origin};
 pub use file::{
     AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PriceFile, PromptsFile, SandboxFile, SecurityFile, StringList, TestFile,
-    Tokens, TriggerFile, Usd, Version, schema_json,
+    OpenaiFile, PathsFile, PriceFile, PromptsFile, RequiredTier, SandboxFile, SecurityFile,
+    StringList, TestFile, Tokens, TriggerFile, Usd, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
 pub use model::{

@@ -212,7 +212,9 @@ pub struct Config {
     pub allow: Vec<String>,
     /// Per-command timeout.
     pub command_timeout: Duration,
-    /// Whether children may use the network (recorded; enforced by later sandbox tiers).
+    /// Commands run before the reproduction, with the network (`commands.setup`).
+    pub setup: Vec<String>,
+    /// Whether reproduction, fix and proof commands may use the network.
     pub network: bool,
     /// Names of environment variables whose values are redacted.
     pub redact: Vec<String>,

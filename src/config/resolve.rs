@@ -29,13 +29,13 @@ use std::time::Duration;
 
 use super::engine;
 use super::error::{ConfigError, Origin};
-use super::file::{FileConfig, StringList};
+use super::file::{FileConfig, RequiredTier, StringList};
 use super::model::{
     AcpMode, Config, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor, Overrides,
     PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 use crate::patch::PatchPolicy;
-use crate::runner::{RunnerSettings, Secret, child_env};
+use crate::runner::{Mechanism, RunnerSettings, SandboxSettings, Secret, Tier, child_env};
 
 /// Default engine.
 pub const DEFAULT_ENGINE: EngineKind = EngineKind::Openai;
@@ -85,8 +85,13 @@ pub const DEFAULT_ALLOW: &[&str] = &[
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(600_000);
 /// Default time between SIGTERM and SIGKILL.
 pub const DEFAULT_TERM_GRACE: Duration = Duration::from_millis(5_000);
-/// Network is allowed by default; recorded only until the sandbox tier that enforces it lands.
-pub const DEFAULT_NETWORK: bool = true;
+/// Reproduction, fix and proof commands run without network by default: a test suite needs
+/// loopback at most, and a repository's code must not reach out next to a token that can
+/// push. Dependencies are fetched by `commands.setup`, which has the network.
+pub const DEFAULT_NETWORK: bool = false;
+/// No sandbox tier is required by default: efix runs under whatever the machine gives and
+/// records it.
+pub const DEFAULT_REQUIRE: Tier = Tier::None;
 /// Variables redacted by default.
 pub const DEFAULT_REDACT: &[&str] = &["GITHUB_TOKEN", "OPENAI_API_KEY"];
 /// Globs no patch may touch by default: CI definitions and efix's own config, so a patch
@@ -146,6 +151,10 @@ pub const ENV_OPENAI_BASE_URL: &str = "EFIX_OPENAI_BASE_URL";
 pub const ENV_MAX_ROUNDS: &str = "EFIX_MAX_ROUNDS";
 /// Environment override of `commands.timeout-ms`.
 pub const ENV_COMMAND_TIMEOUT_MS: &str = "EFIX_COMMAND_TIMEOUT_MS";
+/// Sandbox mechanisms not to use, comma-separated (`landlock,seccomp,namespaces`): to see how
+/// a run behaves on a machine without them. It can only weaken the sandbox, and the evidence
+/// names each mechanism as disabled.
+pub const ENV_SANDBOX_DISABLE: &str = "EFIX_SANDBOX_DISABLE";
 
 /// A value and where it came from.
 struct Picked<T> {
@@ -605,6 +614,12 @@ impl Config {
             MAX_TERM_GRACE,
         )?;
 
+        let setup = layers.file(list(commands.setup), Vec::new());
+        for (index, command) in setup.value.iter().enumerate() {
+            check_command(&format!("commands.setup[{index}]"), command, &setup.origin)?;
+        }
+        let setup = setup.value;
+
         let network = layers.file(security.network, DEFAULT_NETWORK).value;
         let secrets_in_prompt = layers
             .file(security.secrets_in_prompt, DEFAULT_SECRETS_IN_PROMPT)
@@ -646,6 +661,7 @@ impl Config {
             allow_harness: check_globs("paths.allow-harness", &allow_harness)?,
             // The configured suites are commands efix runs; a run adds its reproduction.
             commands: test.required_suites.clone(),
+            secrets: Vec::new(),
         };
 
         let max_rounds = layers.pick(
@@ -718,13 +734,65 @@ impl Config {
         if !acp_env_pass.contains(&openai.api_key_env) {
             acp_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
         }
+        let writable = match list(sandbox.writable) {
+            Some(paths) => {
+                let origin = layers.file_origin.clone();
+                paths
+                    .iter()
+                    .enumerate()
+                    .map(|(index, path)| {
+                        writable_path(&format!("sandbox.writable[{index}]"), path, &origin, env)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => default_writable(env),
+        };
+        let require = match sandbox.require {
+            None => DEFAULT_REQUIRE,
+            Some(RequiredTier::None) => Tier::None,
+            Some(RequiredTier::Process) => Tier::Process,
+            Some(RequiredTier::Filesystem) => Tier::Filesystem,
+            Some(RequiredTier::Full) => Tier::Full,
+        };
+        let disabled = match layers.env_text(ENV_SANDBOX_DISABLE)? {
+            Some((text, name)) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|word| !word.is_empty())
+                .map(|word| {
+                    word.parse::<Mechanism>()
+                        .map_err(|expected| ConfigError::EnvValue {
+                            name,
+                            value: text.clone(),
+                            expected: format!("a comma-separated list of {expected}"),
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+        };
+        let temp_base = env
+            .get("TMPDIR")
+            .map(PathBuf::from)
+            .filter(|path| path.is_absolute())
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+
         let secrets = secrets(&redact, env);
+        let patch = PatchPolicy {
+            secrets: secrets.clone(),
+            ..patch
+        };
         let runner = RunnerSettings {
             env: child_env,
             output_head_bytes,
             output_tail_bytes,
             term_grace,
             secrets,
+            sandbox: SandboxSettings {
+                writable,
+                require,
+                disabled,
+                ..SandboxSettings::new(temp_base)
+            },
         };
 
         Ok(Config {
@@ -738,6 +806,7 @@ impl Config {
             test,
             allow,
             command_timeout,
+            setup,
             network,
             redact,
             secrets_in_prompt,
@@ -752,6 +821,71 @@ impl Config {
             runner,
         })
     }
+}
+
+/// A `sandbox.writable` entry: absolute, or `~/...` under `HOME`.
+fn writable_path(
+    key: &str,
+    path: &str,
+    origin: &Origin,
+    env: &Env,
+) -> Result<PathBuf, ConfigError> {
+    if let Some(rest) = path.strip_prefix("~/") {
+        let Some(home) = env.get("HOME").filter(|home| !home.is_empty()) else {
+            return Err(out_of_range(
+                key,
+                origin,
+                format!("{path:?} starts with `~/` but HOME is not set; write an absolute path"),
+            ));
+        };
+        return Ok(Path::new(home).join(rest));
+    }
+    if Path::new(path).is_absolute() {
+        return Ok(PathBuf::from(path));
+    }
+    Err(out_of_range(
+        key,
+        origin,
+        format!(
+            "{path:?} is not an absolute path; expected a path such as `/opt/cache` or \
+             `~/.cache/tool` (the repository is always writable)"
+        ),
+    ))
+}
+
+/// The package and build caches commands may write by default, from efix's environment:
+/// cargo's registry and git checkouts with the lock and last-use files cargo keeps beside
+/// them (never `$CARGO_HOME` itself, where `config.toml` and `bin/` would let a command plant
+/// code for later steps), npm's cache, pip's and uv's caches, go's build and module caches.
+fn default_writable(env: &Env) -> Vec<PathBuf> {
+    let var = |name: &str| {
+        env.get(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+            .filter(|path| path.is_absolute())
+    };
+    let Some(home) = var("HOME") else {
+        return Vec::new();
+    };
+    let cache = var("XDG_CACHE_HOME").unwrap_or_else(|| home.join(".cache"));
+    let cargo = var("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));
+    let go_path = var("GOPATH").unwrap_or_else(|| home.join("go"));
+    let mut paths: Vec<PathBuf> = [
+        "registry",
+        "git",
+        ".package-cache",
+        ".package-cache-mutate",
+        ".global-cache",
+    ]
+    .iter()
+    .map(|name| cargo.join(name))
+    .collect();
+    paths.push(var("npm_config_cache").unwrap_or_else(|| home.join(".npm")));
+    paths.push(var("PIP_CACHE_DIR").unwrap_or_else(|| cache.join("pip")));
+    paths.push(var("UV_CACHE_DIR").unwrap_or_else(|| cache.join("uv")));
+    paths.push(var("GOCACHE").unwrap_or_else(|| cache.join("go-build")));
+    paths.push(var("GOMODCACHE").unwrap_or_else(|| go_path.join("pkg").join("mod")));
+    paths
 }
 
 /// The values of the `redact` names in efix's own environment; unset, empty and non-UTF-8

@@ -33,6 +33,26 @@ fn names(items: &[String], none: &str) -> String {
     }
 }
 
+/// The required tier, what commands may write besides the repository, and what is disabled.
+fn sandbox(config: &Config) -> String {
+    let sandbox = &config.runner.sandbox;
+    let writable: Vec<String> = sandbox
+        .writable
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut text = format!(
+        "require {}; writes to the repository, a private TMPDIR and {}",
+        sandbox.require,
+        names(&writable, "nothing else")
+    );
+    if !sandbox.disabled.is_empty() {
+        let disabled: Vec<&str> = sandbox.disabled.iter().map(|m| m.as_str()).collect();
+        text.push_str(&format!("; disabled: {}", disabled.join(", ")));
+    }
+    text
+}
+
 /// A few lines describing the resolved configuration, ending with a newline.
 pub fn check_summary(config: &Config) -> String {
     let mut out = String::new();
@@ -112,10 +132,20 @@ pub fn check_summary(config: &Config) -> String {
         (
             "commands",
             format!(
-                "allow {}; timeout {}, kill grace {}",
+                "allow {}; timeout {}, kill grace {}; setup {}",
                 names(&config.allow, "nothing"),
                 seconds(config.command_timeout),
-                seconds(config.runner.term_grace)
+                seconds(config.runner.term_grace),
+                if config.setup.is_empty() {
+                    "none".to_owned()
+                } else {
+                    config
+                        .setup
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             ),
         ),
         ("tests", tests),
@@ -155,12 +185,13 @@ pub fn check_summary(config: &Config) -> String {
         (
             "network",
             (if config.network {
-                "allowed (recorded, not enforced yet)"
+                "allowed"
             } else {
-                "off (recorded, not enforced yet)"
+                "off for reproduction, fix and proof (loopback only); setup has it"
             })
             .to_owned(),
         ),
+        ("sandbox", sandbox(config)),
         (
             "redact",
             format!(

@@ -190,6 +190,7 @@ fn bad_env_overrides_name_the_variable_and_what_was_expected() {
         ("EFIX_MAX_ROUNDS", "0"),
         ("EFIX_COMMAND_TIMEOUT_MS", "10s"),
         ("EFIX_OPENAI_BASE_URL", "localhost:8080"),
+        ("EFIX_SANDBOX_DISABLE", "landlock,apparmor"),
     ]
     .iter()
     .map(|pair| {
@@ -269,6 +270,7 @@ fn check_summary_of_the_defaults() {
 fn check_summary_of_a_full_file_shows_no_secret_values() {
     let env = env(&[
         ("PATH", "/usr/bin"),
+        ("HOME", "/home/u"),
         ("NPM_TOKEN", "npm-secret"),
         ("MY_OPENAI_KEY", "sk-example"),
     ]);

@@ -7,6 +7,7 @@
 mod model;
 mod render;
 mod render_engine;
+mod sandbox;
 mod text;
 
 pub use model::*;

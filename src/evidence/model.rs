@@ -10,7 +10,7 @@ use crate::engine::{CallOutcome, EngineInfo, FixResponse, Permission, Usage};
 use crate::localize::Candidate;
 use crate::policy::Issue;
 use crate::prompt::CutRecord;
-use crate::runner::{Outcome, SandboxReport};
+use crate::runner::{Outcome, SandboxReport, Tier};
 use crate::testreport::TestReport;
 
 /// The version of the evidence format this build writes and reads.
@@ -79,6 +79,9 @@ pub struct RunRequest {
     pub timeout_ms: u64,
     /// Whether a regression guard was required (`test.required`).
     pub test_required: bool,
+    /// The weakest sandbox tier commands could run under (`sandbox.require`).
+    #[serde(default)]
+    pub sandbox_require: Tier,
 }
 
 /// The repository the run worked on.
@@ -241,8 +244,13 @@ pub struct SecretsFound {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
+    /// `commands.setup`, before the reproduction, with the network.
+    Setup,
+    /// The reproduction (and the suites' baseline) on the original source.
     Reproduce,
+    /// The regression guard: the change's tests without the fix.
     Prevent,
+    /// The reproduction and the suites with the whole change.
     Prove,
 }
 
@@ -250,6 +258,8 @@ pub enum Phase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Purpose {
+    /// A `commands.setup` command (dependency fetch), run once with the network.
+    Setup,
     /// The reproduction command on the original source.
     Reproduction,
     /// A required suite on the original source (the baseline for the per-test table).

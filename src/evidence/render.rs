@@ -43,7 +43,7 @@ pub fn render_pr_body(evidence: &Evidence) -> String {
     } else {
         rounds_summary(&mut out, evidence);
     }
-    sandbox(&mut out, evidence);
+    super::sandbox::section(&mut out, evidence);
     engine(&mut out, evidence);
     explanation(&mut out, evidence);
     footer(&mut out);
@@ -482,26 +482,6 @@ fn rounds_summary(out: &mut String, evidence: &Evidence) {
     out.push('\n');
 }
 
-fn sandbox(out: &mut String, evidence: &Evidence) {
-    let Some(sandbox) = &evidence.sandbox else {
-        return;
-    };
-    out.push_str("### Sandbox\n\n");
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
-    let _ = writeln!(
-        out,
-        "Tier achieved: **{}**. Own process group: {}. Parent-death signal: {}. Environment \
-         cleared: {} ({} variables passed through). efix non-dumpable: {}. Network: not \
-         isolated.\n",
-        sandbox.tier,
-        yes_no(sandbox.process_group),
-        yes_no(sandbox.parent_death_signal),
-        yes_no(sandbox.env_cleared),
-        sandbox.env_passed.len(),
-        yes_no(sandbox.non_dumpable_parent),
-    );
-}
-
 fn explanation(out: &mut String, evidence: &Evidence) {
     let hypothesis = evidence
         .localization
@@ -600,14 +580,16 @@ fn results_text(tests: Option<&crate::testreport::TestReport>, ran: bool) -> Str
 
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
+        Phase::Setup => "setup",
         Phase::Reproduce => "reproduce",
         Phase::Prevent => "prevent",
         Phase::Prove => "prove",
     }
 }
 
-fn purpose_name(purpose: Purpose) -> &'static str {
+pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
     match purpose {
+        Purpose::Setup => "setup, with network",
         Purpose::Reproduction => "reproduction",
         Purpose::SuiteBaseline => "suite baseline",
         Purpose::TestsOnlyReproduction => "reproduction, test changes only",

@@ -34,6 +34,19 @@ pub enum GitError {
          with git status, put it back by hand, then remove that file"
     )]
     Journal { path: PathBuf, message: String },
+    /// The repository's config now names another working tree than the one efix started in
+    /// (`core.worktree` rewritten during the run); efix stops rather than touch another
+    /// directory, and the user should inspect `.git/config`.
+    #[error(
+        "use the repository at {}: its config now names {} as the working tree \
+         (core.worktree); efix stops rather than work on another directory; check .git/config",
+        root.display(),
+        workdir.as_ref().map_or("no working tree".to_owned(), |w| w.display().to_string())
+    )]
+    WorkTreeMoved {
+        root: PathBuf,
+        workdir: Option<PathBuf>,
+    },
     /// libgit2 failed.
     #[error("{what}")]
     Git {

@@ -8,6 +8,34 @@ use git2::{ErrorCode, Repository, Status, StatusOptions};
 
 use super::error::{GitError, git_err};
 
+/// Open the repository whose working tree is exactly `root`, for every git access of efix.
+///
+/// efix's git is libgit2, which never runs hooks (`core.hooksPath` included), has no
+/// `core.fsmonitor` and runs no `filter.<driver>` command, so what a repository's config sets
+/// there cannot execute anything in efix. What the config can still do is move the working
+/// tree (`core.worktree`): a command that rewrote `.git/config` mid-run would have efix
+/// snapshot, restore and delete in another directory. So the working tree is checked on every
+/// open, and a moved one stops efix.
+pub(crate) fn open_at(root: &Path) -> Result<Repository, GitError> {
+    let repo = Repository::open_ext(
+        root,
+        git2::RepositoryOpenFlags::NO_SEARCH,
+        std::iter::empty::<&OsStr>(),
+    )
+    .map_err(git_err(format!(
+        "open the repository at {}",
+        root.display()
+    )))?;
+    let workdir = repo.workdir().map(|w| w.components().collect::<PathBuf>());
+    if workdir.as_deref() != Some(root) {
+        return Err(GitError::WorkTreeMoved {
+            root: root.to_path_buf(),
+            workdir,
+        });
+    }
+    Ok(repo)
+}
+
 /// Index mode of a gitlink (a submodule commit); it names no file in this working tree.
 const GITLINK_MODE: u32 = 0o160000;
 
@@ -44,10 +72,7 @@ impl Repo {
 
     /// The libgit2 handle, opened exactly at the root (no discovery above it).
     pub(crate) fn git(&self) -> Result<Repository, GitError> {
-        Repository::open(&self.root).map_err(git_err(format!(
-            "open the repository at {}",
-            self.root.display()
-        )))
+        open_at(&self.root)
     }
 
     /// The commit HEAD points to, as hex; `None` when HEAD is unborn (no commit yet).
@@ -174,5 +199,28 @@ pub(crate) fn metadata_if_present(path: &Path) -> Result<Option<std::fs::Metadat
             what: format!("inspect {}", path.display()),
             source,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worktree_moved_by_the_config_stops_efix() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let elsewhere = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let repo = super::super::init_with_files(&dir.path().join("r"), &[("a", b"1")], "one")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let opened_before = repo.git().is_ok();
+        let config = repo.root.join(".git/config");
+        let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+        text.push_str(&format!(
+            "[core]\n\tworktree = {}\n",
+            elsewhere.path().display()
+        ));
+        std::fs::write(&config, text).unwrap_or_else(|e| panic!("{e}"));
+        let refused = matches!(repo.git(), Err(GitError::WorkTreeMoved { .. }));
+        assert_eq!((opened_before, refused), (true, true));
     }
 }

@@ -201,12 +201,91 @@ impl PostApplyCheck for Syntax {
     }
 }
 
+/// A change must not add a credential: a configured secret's value (in any encoding) or a
+/// string shaped like a provider's token, as GitHub's push protection blocks such a push. The
+/// issue names the rule, the file and the line, never the value. A token that was already in
+/// the file before the change (a fixture) is not counted again.
+struct SecretInChange;
+
+impl PostApplyCheck for SecretInChange {
+    fn id(&self) -> &'static str {
+        "check.secret-in-change"
+    }
+
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for c in changes {
+            let Some(after) = text(c.after.as_ref()) else {
+                continue;
+            };
+            let before = text(c.before.as_ref()).unwrap_or_default();
+            let (found_after, found_before) = match (
+                crate::runner::secrets_in_code(&after, &policy.secrets),
+                crate::runner::secrets_in_code(&before, &policy.secrets),
+            ) {
+                (Ok(after), Ok(before)) => (after, before),
+                (Err(error), _) | (_, Err(error)) => {
+                    issues.push(
+                        Issue::new(
+                            self.id(),
+                            format!("could not look for credentials in {}: {error}", c.path),
+                        )
+                        .at_path(c.path.clone()),
+                    );
+                    continue;
+                }
+            };
+            // Each distinct value counts as added only as often as it appears more after.
+            let mut already: std::collections::BTreeMap<&str, usize> =
+                std::collections::BTreeMap::new();
+            for m in &found_before {
+                *already.entry(&before[m.range.clone()]).or_default() += 1;
+            }
+            for m in &found_after {
+                let value = &after[m.range.clone()];
+                if let Some(left) = already.get_mut(value).filter(|left| **left > 0) {
+                    *left -= 1;
+                    continue;
+                }
+                let line = after[..m.range.start].matches('\n').count() as u64 + 1;
+                let what = match m.rule.strip_prefix("env:") {
+                    Some(name) => format!("the value of the configured secret {name}"),
+                    None => format!("a string shaped like a credential ({})", m.rule),
+                };
+                issues.push(
+                    Issue::new(
+                        self.id(),
+                        format!(
+                            "{} line {line} adds {what}; a credential must never be committed: \
+                             read it from the environment at run time instead",
+                            c.path
+                        ),
+                    )
+                    .at_path(c.path.clone())
+                    .at_line(line),
+                );
+            }
+        }
+        issues
+    }
+}
+
 pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {
     vec![Box::new(Deletes), Box::new(MaxFiles)]
 }
 
 pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
-    vec![Box::new(MaxLoc), Box::new(Tests), Box::new(Syntax)]
+    vec![
+        Box::new(MaxLoc),
+        Box::new(Tests),
+        Box::new(Syntax),
+        Box::new(SecretInChange),
+    ]
 }
 
 #[cfg(test)]
@@ -269,5 +348,60 @@ mod tests {
             .map(|i| i.rule)
             .collect();
         assert_eq!(rules, ["delete.not-allowed", "check.max-files"]);
+    }
+
+    #[test]
+    fn a_change_that_adds_a_credential_is_refused_by_rule_file_and_line_never_value() {
+        let token = format!("ghp_{}", "x1Y2".repeat(9));
+        let secret = "correct-horse-battery-staple";
+        let encoded = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            secret.as_bytes(),
+        );
+        let policy = PatchPolicy {
+            secrets: vec![crate::runner::Secret {
+                name: "DEPLOY_TOKEN".into(),
+                value: secret.into(),
+            }],
+            ..PatchPolicy::default()
+        };
+        let before = format!("FIXTURE = \"{token}\"\n");
+        let after = format!(
+            "FIXTURE = \"{token}\"\nDB = \"postgres://test:test@localhost/t\"\nTOKEN = \"{token}\"\nKEY = \"{encoded}\"\n"
+        );
+        let changes = [change("app/settings.py", Some(&before), Some(&after))];
+        let counts: Vec<(usize, usize)> = changes.iter().map(line_counts).collect();
+        let issues = SecretInChange.check(&changes, &counts, &policy);
+        let shown: Vec<(String, Option<String>, Option<u64>)> = issues
+            .iter()
+            .map(|i| (i.message.clone(), i.path.clone(), i.line))
+            .collect();
+        assert!(
+            issues
+                .iter()
+                .all(|i| !i.message.contains(&token) && !i.message.contains(secret)),
+            "{issues:?}"
+        );
+        assert_eq!(
+            shown,
+            vec![
+                (
+                    "app/settings.py line 3 adds a string shaped like a credential \
+                     (github-token); a credential must never be committed: read it from the \
+                     environment at run time instead"
+                        .to_owned(),
+                    Some("app/settings.py".to_owned()),
+                    Some(3)
+                ),
+                (
+                    "app/settings.py line 4 adds the value of the configured secret \
+                     DEPLOY_TOKEN; a credential must never be committed: read it from the \
+                     environment at run time instead"
+                        .to_owned(),
+                    Some("app/settings.py".to_owned()),
+                    Some(4)
+                ),
+            ]
+        );
     }
 }

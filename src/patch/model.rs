@@ -47,6 +47,9 @@ pub struct PatchPolicy {
     /// The commands efix runs (the reproduction and the suites): the files that define them
     /// (`Makefile` for `make test`) are harness files too.
     pub commands: Vec<String>,
+    /// Configured secrets: a change that adds one of their values (in any encoding) is
+    /// refused, like a change that adds a provider token (`check.secret-in-change`).
+    pub secrets: Vec<crate::runner::Secret>,
 }
 
 /// Default maximum number of files one patch may change.
@@ -71,6 +74,7 @@ impl Default for PatchPolicy {
             max_loc: DEFAULT_MAX_LOC,
             allow_harness: Vec::new(),
             commands: Vec::new(),
+            secrets: Vec::new(),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::evidence::{self, Evidence, Status};
+use crate::nofollow::{Dir, UnsafePath};
 
 use super::PipelineError;
 
@@ -41,47 +42,109 @@ pub struct RunSummary {
     pub left_applied: bool,
 }
 
-/// Create the artifacts directory and make git ignore it, so the run's own files never make
-/// the tree dirty and are never removed by a restore.
-pub(crate) fn prepare_dir(dir: &Path) -> Result<(), PipelineError> {
-    std::fs::create_dir_all(dir).map_err(|source| PipelineError::Artifacts {
-        what: format!("create the artifacts directory {}", dir.display()),
-        source,
-    })?;
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        write_atomic(
-            &ignore,
-            b"# Written by efix: run artifacts are never committed.\n*\n",
-        )?;
+/// Refuse an artifacts directory inside the repository that is (or passes through) a
+/// symbolic link, or that git tracks: a repository that commits `efix-artifacts` (as a link
+/// pointing elsewhere, or as files) would have efix write where the repository says, or mix
+/// its records with the repository's. Nothing is created or written before this check.
+pub(crate) fn refuse_unsafe(
+    repo: &crate::git::Repo,
+    root: &Path,
+    dir: &Path,
+) -> Result<(), PipelineError> {
+    let Ok(relative) = dir.strip_prefix(root) else {
+        return Ok(());
+    };
+    match Dir::open(root, dir, false) {
+        Ok(_) => {}
+        Err(error) if error.source.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(unsafe_artifacts(error)),
+    }
+    let relative = relative.to_string_lossy();
+    if relative.is_empty() {
+        return Err(PipelineError::UnsafeArtifacts {
+            path: dir.to_owned(),
+            reason: "is the repository root; pass --artifacts DIR naming a directory of its \
+                     own"
+            .to_owned(),
+        });
+    }
+    let prefix = format!("{relative}/");
+    let tracked = repo.tracked_files()?;
+    if let Some(file) = tracked
+        .iter()
+        .find(|path| **path == relative || path.starts_with(&prefix))
+    {
+        return Err(PipelineError::UnsafeArtifacts {
+            path: dir.to_owned(),
+            reason: format!(
+                "is tracked by git ({file}); efix's artifacts are never part of the \
+                 repository: remove them from git, or pass --artifacts DIR"
+            ),
+        });
     }
     Ok(())
 }
 
-/// Write a file through a temporary sibling and a rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
-    let tmp = path.with_extension("efix-tmp");
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|source| PipelineError::Artifacts {
-            what: format!("write {}", path.display()),
-            source,
-        })
+/// Open the artifacts directory without following links below the repository root.
+pub(crate) fn open_dir(root: &Path, dir: &Path, create: bool) -> Result<Dir, PipelineError> {
+    Dir::open(root, dir, create).map_err(unsafe_artifacts)
+}
+
+fn unsafe_artifacts(error: UnsafePath) -> PipelineError {
+    PipelineError::UnsafeArtifacts {
+        path: error.path,
+        reason: error.reason,
+    }
+}
+
+/// Create the artifacts directory and make git ignore it, so the run's own files never make
+/// the tree dirty and are never removed by a restore.
+pub(crate) fn prepare_dir(root: &Path, dir: &Path) -> Result<(), PipelineError> {
+    let opened = open_dir(root, dir, true)?;
+    if !opened.exists(".gitignore") {
+        opened
+            .write_atomic(
+                ".gitignore",
+                b"# Written by efix: run artifacts are never committed.\n*\n",
+            )
+            .map_err(unsafe_artifacts)?;
+    }
+    Ok(())
+}
+
+/// Write `name` in the artifacts directory through a temporary sibling and a rename, never
+/// through a link.
+pub(crate) fn write_atomic(
+    root: &Path,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), PipelineError> {
+    open_dir(root, dir, false)?
+        .write_atomic(name, bytes)
+        .map_err(unsafe_artifacts)
 }
 
 /// Write every artifact of `evidence` into `dir`; returns the summary.
-pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, PipelineError> {
+pub(crate) fn write_all(
+    root: &Path,
+    dir: &Path,
+    evidence: &Evidence,
+) -> Result<RunSummary, PipelineError> {
     let json = serde_json::to_string_pretty(evidence).map_err(|err| PipelineError::Artifacts {
         what: "serialize the evidence".to_owned(),
         source: std::io::Error::other(err),
     })?;
-    write_atomic(&dir.join("evidence.json"), format!("{json}\n").as_bytes())?;
-    write_atomic(
-        &dir.join("evidence.md"),
+    let opened = open_dir(root, dir, false)?;
+    let write =
+        |name: &str, bytes: &[u8]| opened.write_atomic(name, bytes).map_err(unsafe_artifacts);
+    write("evidence.json", format!("{json}\n").as_bytes())?;
+    write(
+        "evidence.md",
         evidence::render_evidence_md(evidence).as_bytes(),
     )?;
     for (name, text) in rendered(evidence) {
-        write_atomic(&dir.join(name), text.as_bytes())?;
+        write(name, text.as_bytes())?;
     }
     let body = dir.join("pr-body.md");
     let summary = summary(dir, evidence, &body);
@@ -89,7 +152,7 @@ pub(crate) fn write_all(dir: &Path, evidence: &Evidence) -> Result<RunSummary, P
         what: "serialize the summary".to_owned(),
         source: std::io::Error::other(err),
     })?;
-    write_atomic(&dir.join("run.json"), format!("{text}\n").as_bytes())?;
+    write("run.json", format!("{text}\n").as_bytes())?;
     Ok(summary)
 }
 

@@ -79,13 +79,18 @@ impl Checkpoint {
     /// Read the checkpoint of an artifacts directory.
     pub fn load(artifacts: &Path) -> Result<Checkpoint, PipelineError> {
         let path = artifacts.join(CHECKPOINT_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|err| PipelineError::Resume {
-            path: artifacts.to_owned(),
-            message: format!(
-                "cannot read {}: {err}; give the artifacts directory of an interrupted run",
-                path.display()
-            ),
-        })?;
+        // The directory is the user's choice; the file in it is never read through a link.
+        let text = crate::nofollow::Dir::open(artifacts, artifacts, false)
+            .and_then(|dir| dir.read(CHECKPOINT_FILE))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .map_err(|err| PipelineError::Resume {
+                path: artifacts.to_owned(),
+                message: format!(
+                    "cannot read {}: {}; give the artifacts directory of an interrupted run",
+                    path.display(),
+                    err.reason
+                ),
+            })?;
         let checkpoint: Checkpoint =
             serde_json::from_str(&text).map_err(|err| PipelineError::Resume {
                 path: artifacts.to_owned(),
@@ -103,12 +108,13 @@ impl Checkpoint {
         Ok(checkpoint)
     }
 
-    /// Write the checkpoint atomically (temp file, then rename).
-    pub(crate) fn save(&self, artifacts: &Path) -> Result<(), PipelineError> {
+    /// Write the checkpoint atomically (temp file, then rename), never through a link
+    /// below the repository `root`.
+    pub(crate) fn save(&self, root: &Path, artifacts: &Path) -> Result<(), PipelineError> {
         let text = serde_json::to_string(self).map_err(|err| PipelineError::Artifacts {
             what: "serialize the checkpoint".to_owned(),
             source: std::io::Error::other(err),
         })?;
-        super::artifacts::write_atomic(&artifacts.join(CHECKPOINT_FILE), text.as_bytes())
+        super::artifacts::write_atomic(root, artifacts, CHECKPOINT_FILE, text.as_bytes())
     }
 }

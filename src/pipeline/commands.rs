@@ -73,6 +73,11 @@ impl Ctx<'_> {
                         .command_timeout
                         .min(remaining)
                         .min(limit.unwrap_or(Duration::MAX)),
+                    access: if purpose == Purpose::Setup {
+                        runner::Access::setup()
+                    } else {
+                        runner::Access::command(self.config.network)
+                    },
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
                 self.commands_since_restore = true;

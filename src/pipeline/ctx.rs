@@ -99,7 +99,7 @@ impl Ctx<'_> {
     pub(crate) fn save_checkpoint(&mut self, stage: Stage) -> Result<(), PipelineError> {
         self.checkpoint.stage = stage;
         self.checkpoint.evidence = self.evidence.clone();
-        self.checkpoint.save(&self.artifacts)
+        self.checkpoint.save(&self.root, &self.artifacts)
     }
 
     /// Set the result.

@@ -30,6 +30,7 @@ mod prove;
 mod reproduce;
 mod run;
 mod secrets;
+mod setup;
 pub mod signals;
 mod suite;
 mod tree;
@@ -94,6 +95,10 @@ pub enum PipelineError {
         #[source]
         source: std::io::Error,
     },
+    /// The artifacts directory is a symbolic link, passes through one, or is tracked by git;
+    /// the user must remove it from the repository or pass `--artifacts DIR` (exit 2).
+    #[error("use {} as the artifacts directory: it {reason}", path.display())]
+    UnsafeArtifacts { path: PathBuf, reason: String },
     /// The checkpoint could not be used for `--resume`.
     #[error("resume from {path}: {message}")]
     Resume { path: PathBuf, message: String },

@@ -21,7 +21,7 @@ use super::artifacts::{self, RunSummary};
 use super::checkpoint::{Checkpoint, Stage};
 use super::ctx::Ctx;
 use super::options::RunOptions;
-use super::{PipelineError, durable, fix, localize, reproduce, suite};
+use super::{PipelineError, durable, fix, localize, reproduce, setup, suite};
 
 /// Run the pipeline. Returns the summary (also written as `run.json`) and the exit status.
 pub fn run(
@@ -44,7 +44,14 @@ pub fn run(
         .artifacts
         .clone()
         .unwrap_or_else(|| root.join(artifacts::DEFAULT_DIR));
-    artifacts::prepare_dir(&artifacts_dir)?;
+    let artifacts_dir = std::path::absolute(&artifacts_dir).unwrap_or(artifacts_dir);
+    artifacts::refuse_unsafe(&repo, &root, &artifacts_dir)?;
+    artifacts::prepare_dir(&root, &artifacts_dir)?;
+    // Commands must not change what efix records: an artifacts directory inside the
+    // repository is mounted read-only for them where the machine allows.
+    let mut config = config.clone();
+    config.runner.sandbox.read_only.push(artifacts_dir.clone());
+    let config = &config;
 
     reporter.phase("preflight");
     // The snapshot's scan is also the clean-tree check.
@@ -134,7 +141,7 @@ pub fn run(
         Stage::Finished
     };
     ctx.save_checkpoint(stage)?;
-    let summary = artifacts::write_all(&ctx.artifacts, &ctx.evidence)?;
+    let summary = artifacts::write_all(&ctx.root, &ctx.artifacts, &ctx.evidence)?;
     ctx.reporter.info(&format!(
         "{}: evidence in {}",
         summary.status_text,
@@ -152,6 +159,9 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
     }
     ctx.reporter.end_phase();
     if ctx.checkpoint.stage < Stage::Reproduced {
+        if let Some(exit) = setup::run(ctx)? {
+            return Ok(exit);
+        }
         if let Some(exit) = reproduce::run(ctx)? {
             return Ok(exit);
         }
@@ -167,23 +177,38 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
     fix::rounds(ctx, engine)
 }
 
-/// Check every command against the allowlist before anything runs; on refusal record it and
-/// return the reason.
+/// Check the required sandbox tier and every command against the allowlist before anything
+/// runs; on refusal record it and return the reason.
 fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
-    let commands: Vec<(String, Purpose)> =
-        std::iter::once((ctx.command.clone(), Purpose::Reproduction))
-            .chain(
-                ctx.suites
-                    .iter()
-                    .map(|s| (s.clone(), Purpose::SuiteBaseline)),
-            )
-            .collect();
+    if let Err(unavailable) = crate::runner::check_required(&ctx.config.runner.sandbox) {
+        ctx.reporter.warn(&unavailable.to_string());
+        return Some(format!("{unavailable}; nothing was run"));
+    }
+    let commands: Vec<(String, Purpose)> = ctx
+        .config
+        .setup
+        .iter()
+        .map(|s| (s.clone(), Purpose::Setup))
+        .chain(std::iter::once((
+            ctx.command.clone(),
+            Purpose::Reproduction,
+        )))
+        .chain(
+            ctx.suites
+                .iter()
+                .map(|s| (s.clone(), Purpose::SuiteBaseline)),
+        )
+        .collect();
     for (command, purpose) in commands {
         if let Err(refusal) = crate::policy::command::check(&command, &ctx.config.allow) {
             let id = ctx.evidence.commands.len();
             ctx.evidence.commands.push(crate::evidence::CommandRecord {
                 id,
-                phase: Phase::Reproduce,
+                phase: if purpose == Purpose::Setup {
+                    Phase::Setup
+                } else {
+                    Phase::Reproduce
+                },
                 purpose,
                 round: None,
                 command: command.clone(),
@@ -228,6 +253,7 @@ fn new_evidence(
             config: config.source.as_ref().map(|p| p.display().to_string()),
             timeout_ms: u64::try_from(config.run_timeout.as_millis()).unwrap_or(u64::MAX),
             test_required: config.test.required,
+            sandbox_require: config.runner.sandbox.require,
         },
         repo: RepoInfo {
             root: root.display().to_string(),

@@ -213,6 +213,7 @@ fn rerun(
         argv,
         cwd: root.to_owned(),
         timeout: config.command_timeout,
+        access: runner::Access::command(config.network),
     };
     let outcome = runner::run(&spec, &config.runner)?;
     let tests = testreport::parse(&outcome.stdout, &outcome.stderr);

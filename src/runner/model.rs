@@ -12,6 +12,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::sandbox::{Access, Network, SandboxSettings, Tier};
+
 /// Bytes kept from the start of each stream by default (64 KiB): enough for the command's
 /// banner and the first failures.
 pub const DEFAULT_OUTPUT_HEAD_BYTES: usize = 64 * 1024;
@@ -57,6 +59,20 @@ pub enum RunnerError {
     /// enormous; the caller reports it and stops, since running without redaction could leak.
     #[error("build the redaction rules: {reason}")]
     Redaction { reason: String },
+    /// The helper could not confine the child to the required tier (`sandbox.require`), so
+    /// the command was not executed; the caller refuses the run (exit 4) with the reasons.
+    #[error(
+        "confine a command to the required sandbox tier: only `{achieved}` was achieved ({})",
+        missing.join("; ")
+    )]
+    TierNotAchieved {
+        achieved: Tier,
+        missing: Vec<String>,
+    },
+    /// The sandbox helper failed before the command (a plan from another efix version, a
+    /// helper that is not efix); the caller reports it and stops.
+    #[error("start the command through the sandbox helper: {reason}")]
+    Helper { reason: String },
     /// An OS call failed (pipe, fork, poll, wait); the caller reports it and stops.
     #[error("{what}")]
     Io {
@@ -97,6 +113,8 @@ pub struct RunnerSettings {
     pub term_grace: Duration,
     /// Secrets to redact by exact value and encoded forms.
     pub secrets: Vec<Secret>,
+    /// How children are confined.
+    pub sandbox: SandboxSettings,
 }
 
 /// One command to run.
@@ -108,6 +126,8 @@ pub struct CommandSpec {
     pub cwd: PathBuf,
     /// Wall-clock limit.
     pub timeout: Duration,
+    /// Network and repository access beyond what every command gets.
+    pub access: Access,
 }
 
 /// What happened, as recorded evidence and as the `efix exec` JSON object.
@@ -149,15 +169,16 @@ pub struct Outcome {
 /// What isolation was actually applied to a child, as observed, never assumed.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct SandboxReport {
-    /// The strongest tier achieved: `process-group`, or `none` when nothing ran.
-    pub tier: String,
+    /// The strongest tier achieved (see [`Tier`]): `none` when nothing ran.
+    pub tier: Tier,
     /// The child led its own process group (read back from `/proc/<pid>/stat`).
     pub process_group: bool,
     /// The child set SIGKILL as its parent-death signal (checked in the child before exec).
     pub parent_death_signal: bool,
     /// The child started from an empty environment plus the pass-through list.
     pub env_cleared: bool,
-    /// Names of the variables the child received, sorted.
+    /// Names of the variables the child received, sorted (`TMPDIR` is its private temporary
+    /// directory, `EFIX_SANDBOX_MARKER` the mark the sweep finds its processes by).
     pub env_passed: Vec<String>,
     /// efix itself was non-dumpable while the child ran (read back with `PR_GET_DUMPABLE`).
     pub non_dumpable_parent: bool,
@@ -166,4 +187,40 @@ pub struct SandboxReport {
     /// Whether the pipes were still held open (by a process that escaped the group) when the
     /// drain bound expired, so late output may be missing.
     pub drain_cut_short: bool,
+    /// `no_new_privs` was set: setuid programs (`sudo`) and file capabilities gain nothing.
+    #[serde(default)]
+    pub no_new_privs: bool,
+    /// The landlock ABI the kernel enforced on the child's writes; null when none.
+    #[serde(default)]
+    pub landlock_abi: Option<u32>,
+    /// Where the child could write when landlock was enforced: the repository (unless read
+    /// only), its private temporary directory, the configured caches and a few devices.
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// The seccomp filter was installed (no `ptrace`, `process_vm_*`, `io_uring`, `bpf`,
+    /// `perf_event_open`, `kexec_*`, keyring calls).
+    #[serde(default)]
+    pub seccomp: bool,
+    /// How the network was left: `allowed`, `namespace` (isolated, loopback only),
+    /// `seccomp` (IPv4/IPv6 sockets refused, no loopback) or `not-isolated`.
+    #[serde(default)]
+    pub network: Network,
+    /// Loopback was usable.
+    #[serde(default)]
+    pub loopback: bool,
+    /// Paths made read-only by a mount namespace (`.git`, an artifacts directory).
+    #[serde(default)]
+    pub read_only: Vec<String>,
+    /// Capabilities removed from a root child (it could not regain them).
+    #[serde(default)]
+    pub capabilities_dropped: Vec<String>,
+    /// Why each mechanism that was not applied is missing.
+    #[serde(default)]
+    pub missing: Vec<String>,
+    /// Processes of the command still alive after it ended, killed by efix.
+    #[serde(default)]
+    pub leaked_processes: u64,
+    /// Their command lines (redacted), the first 20 by pid.
+    #[serde(default)]
+    pub leaked: Vec<String>,
 }

@@ -19,7 +19,7 @@ use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 use super::model::{RunnerError, Secret};
 use super::rules::{
     EXTENDED_MATCH_MAX_BYTES, Extent, PRIVATE_KEY_END, Rule, jwt_len, private_key_block_end,
-    rules_for, run_end,
+    rules_for, run_end, value_start,
 };
 
 /// Bytes gathered beyond the carried window before a scan (256 KiB), so the carried window
@@ -38,6 +38,8 @@ pub(crate) struct Redactor {
     ids: Vec<String>,
     /// How each rule's match ends.
     extents: Vec<Extent>,
+    /// Whether each rule also guards code.
+    in_code: Vec<bool>,
     /// `[REDACTED:<id>]` for each rule, prepared once.
     replacements: Vec<Vec<u8>>,
     /// A private key's END line, for [`Extent::PrivateKeyBlock`].
@@ -85,6 +87,7 @@ impl Redactor {
         Ok(Self {
             regex,
             extents: rules.iter().map(|rule| rule.extent).collect(),
+            in_code: rules.iter().map(|rule| rule.in_code).collect(),
             ids: rules.into_iter().map(|rule| rule.id).collect(),
             replacements,
             private_key_end,
@@ -132,60 +135,6 @@ impl Redactor {
     }
 }
 
-/// One match of a rule in a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Found {
-    start: usize,
-    /// Always past `start`: rules never match the empty string (each starts with a literal).
-    end: usize,
-    /// Index of the rule.
-    rule: usize,
-}
-
-impl Redactor {
-    /// The first whole match starting at or after `from` and before `limit`.
-    fn next_match(
-        &self,
-        haystack: &[u8],
-        mut from: usize,
-        limit: usize,
-        locations: &mut CaptureLocations,
-    ) -> Option<Found> {
-        while from < limit {
-            let found = self.regex.captures_read_at(locations, haystack, from)?;
-            if found.start() >= limit {
-                return None;
-            }
-            let rule = (0..self.ids.len())
-                .find(|&index| locations.get(index + 1).is_some())
-                .unwrap_or(0);
-            let end = match self.extents[rule] {
-                Extent::Regex => Some(found.end()),
-                Extent::PrivateKeyBlock => Some(
-                    private_key_block_end(&self.private_key_end, haystack, found.end())
-                        .unwrap_or(found.end()),
-                ),
-                Extent::Run { class, max_extra } => {
-                    Some(run_end(haystack, found.end(), class, max_extra))
-                }
-                Extent::Jwt => jwt_len(&haystack[found.start()..]).map(|len| found.start() + len),
-            };
-            match end {
-                Some(end) => {
-                    return Some(Found {
-                        start: found.start(),
-                        end: end.max(found.start() + 1),
-                        rule,
-                    });
-                }
-                // A trigger that is not a whole token: look again one byte further on.
-                None => from = found.start() + 1,
-            }
-        }
-        None
-    }
-}
-
 /// Where a redaction rule matches in a text that is scanned whole (a prompt), and which rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretMatch {
@@ -203,22 +152,22 @@ pub fn secret_matches(secrets: &[Secret], text: &str) -> Result<Vec<SecretMatch>
     let haystack = text.as_bytes();
     let mut matches = Vec::new();
     let mut from = 0;
-    while let Some(found) = redactor.next_match(haystack, from, haystack.len(), &mut locations) {
+    while let Some(span) = redactor.next_span(haystack, from, haystack.len(), &mut locations) {
         // A match that ends inside a UTF-8 sequence is widened to whole characters, so the
         // caller can slice the text.
-        let mut end = found.end.min(text.len());
+        let mut end = span.cut_end.min(text.len());
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        let mut start = found.start;
+        let mut start = span.cut_start;
         while !text.is_char_boundary(start) {
             start -= 1;
         }
         matches.push(SecretMatch {
             range: start..end,
-            rule: redactor.ids[found.rule].clone(),
+            rule: redactor.ids[span.rule].clone(),
         });
-        from = end;
+        from = span.resume.max(end);
     }
     Ok(matches)
 }
@@ -300,14 +249,14 @@ impl RedactStream<'_> {
         };
         let mut emitted = self.look;
         let mut search_from = self.look;
-        while let Some(found) =
-            redactor.next_match(&self.work, search_from, settled, &mut self.locations)
+        while let Some(span) =
+            redactor.next_span(&self.work, search_from, settled, &mut self.locations)
         {
-            sink(&self.work[emitted..found.start]);
-            sink(&redactor.replacements[found.rule]);
-            self.counts[found.rule] += 1;
-            emitted = found.end;
-            search_from = emitted;
+            sink(&self.work[emitted..span.cut_start]);
+            sink(&redactor.replacements[span.rule]);
+            self.counts[span.rule] += 1;
+            emitted = span.cut_end;
+            search_from = span.resume;
         }
         let cut = settled.max(emitted).min(len);
         if emitted < cut {
@@ -316,6 +265,98 @@ impl RedactStream<'_> {
         let keep_from = cut.saturating_sub(1);
         self.work.drain(..keep_from);
         self.look = cut - keep_from;
+    }
+}
+
+/// One redaction: the rule, the bytes replaced, and where the search goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) rule: usize,
+    pub(crate) cut_start: usize,
+    pub(crate) cut_end: usize,
+    pub(crate) resume: usize,
+}
+
+impl Redactor {
+    /// The first redaction in `haystack` that starts at `from` or later and before `until`.
+    fn next_span(
+        &self,
+        haystack: &[u8],
+        mut from: usize,
+        until: usize,
+        locations: &mut CaptureLocations,
+    ) -> Option<Span> {
+        while from < until {
+            let found = self.regex.captures_read_at(locations, haystack, from)?;
+            if found.start() >= until {
+                return None;
+            }
+            let rule = (0..self.ids.len())
+                .find(|&index| locations.get(index + 1).is_some())
+                .unwrap_or(0);
+            let (start, end) = (found.start(), found.end());
+            let cut = match self.extents[rule] {
+                Extent::Regex => Some((start, end, end)),
+                Extent::PrivateKeyBlock => {
+                    let end =
+                        private_key_block_end(&self.private_key_end, haystack, end).unwrap_or(end);
+                    Some((start, end, end))
+                }
+                Extent::Run { class, max_extra } => {
+                    let end = run_end(haystack, end, class, max_extra);
+                    Some((start, end, end))
+                }
+                Extent::Jwt => {
+                    jwt_len(&haystack[start..]).map(|len| (start, start + len, start + len))
+                }
+                Extent::Inner {
+                    keep_prefix,
+                    keep_suffix,
+                } => {
+                    let cut_start = start + keep_prefix;
+                    Some((
+                        cut_start,
+                        end.saturating_sub(keep_suffix).max(cut_start),
+                        end,
+                    ))
+                }
+                Extent::Value => Some((start + value_start(&haystack[start..end]), end, end)),
+                Extent::ValueRun { class, max_extra } => {
+                    let end = run_end(haystack, end, class, max_extra);
+                    Some((start + value_start(&haystack[start..end]), end, end))
+                }
+            };
+            match cut {
+                // Rules never match the empty string (each starts with a literal), so the
+                // search always advances.
+                Some((cut_start, cut_end, resume)) => {
+                    return Some(Span {
+                        rule,
+                        cut_start,
+                        cut_end,
+                        resume: resume.max(start + 1),
+                    });
+                }
+                // A trigger that is not a whole token: look again one byte further on.
+                None => from = start + 1,
+            }
+        }
+        None
+    }
+
+    /// Where `text` holds something that must never be committed: a configured secret (in
+    /// any encoding) or a provider token; rule ids and byte ranges, in order.
+    pub(crate) fn find_in_code(&self, text: &[u8]) -> Vec<(String, std::ops::Range<usize>)> {
+        let mut locations = self.regex.capture_locations();
+        let mut found = Vec::new();
+        let mut from = 0;
+        while let Some(span) = self.next_span(text, from, text.len(), &mut locations) {
+            if self.in_code[span.rule] {
+                found.push((self.ids[span.rule].clone(), span.cut_start..span.cut_end));
+            }
+            from = span.resume;
+        }
+        found
     }
 }
 

@@ -80,6 +80,18 @@ pub(crate) enum Extent {
     /// following bytes of `class`, at most `max_extra` of them (a greedy `{min,max}` done in
     /// code, which keeps the regex small and fast to compile).
     Run { class: TokenClass, max_extra: usize },
+    /// Where the regex match ends, but its first `keep_prefix` and last `keep_suffix` bytes
+    /// stay: the `://` and `@` around a URL's credentials.
+    Inner {
+        keep_prefix: usize,
+        keep_suffix: usize,
+    },
+    /// Where the regex match ends, but the name before the value stays: everything through
+    /// the first `:` or `=` and the spaces and quotes after it (`Authorization: `,
+    /// `AccountKey=`).
+    Value,
+    /// Like [`Extent::Value`], with the value extended as in [`Extent::Run`].
+    ValueRun { class: TokenClass, max_extra: usize },
 }
 
 impl Extent {
@@ -87,8 +99,8 @@ impl Extent {
     /// [`EXTENDED_MATCH_MAX_BYTES`].
     pub(crate) fn extra_max_bytes(self) -> usize {
         match self {
-            Self::Run { max_extra, .. } => max_extra,
-            Self::Regex | Self::PrivateKeyBlock | Self::Jwt => 0,
+            Self::Run { max_extra, .. } | Self::ValueRun { max_extra, .. } => max_extra,
+            Self::Regex | Self::PrivateKeyBlock | Self::Jwt | Self::Inner { .. } | Self::Value => 0,
         }
     }
 }
@@ -104,18 +116,55 @@ pub(crate) enum TokenClass {
     Base64Url,
     /// `[A-Za-z0-9-]`
     AlnumDash,
+    /// `[A-Za-z0-9_.-]`: GitLab's newer tokens carry a routing part after a dot.
+    GitLab,
+    /// `[A-Za-z0-9+/=_-]`: either base64 alphabet with padding.
+    Base64Any,
+    /// `[A-Za-z0-9%+/=]`: base64 that went through URL encoding.
+    UrlEncoded,
+    /// Anything but whitespace and quotes: a header's credential.
+    NotSpaceOrQuote,
+    /// Anything but a line end and quotes: a header's value to the end of the line.
+    NotLineEndOrQuote,
 }
 
 impl TokenClass {
     fn contains(self, byte: u8) -> bool {
+        match self {
+            Self::NotSpaceOrQuote => {
+                return !(byte.is_ascii_whitespace() || byte == b'"' || byte == b'\'');
+            }
+            Self::NotLineEndOrQuote => {
+                return !matches!(byte, b'\r' | b'\n' | b'"' | b'\'');
+            }
+            _ => {}
+        }
         byte.is_ascii_alphanumeric()
             || match self {
                 Self::Alnum => false,
                 Self::AlnumUnderscore => byte == b'_',
                 Self::Base64Url => byte == b'_' || byte == b'-',
                 Self::AlnumDash => byte == b'-',
+                Self::GitLab => matches!(byte, b'_' | b'.' | b'-'),
+                Self::Base64Any => matches!(byte, b'+' | b'/' | b'=' | b'_' | b'-'),
+                Self::UrlEncoded => matches!(byte, b'%' | b'+' | b'/' | b'='),
+                Self::NotSpaceOrQuote | Self::NotLineEndOrQuote => false,
             }
     }
+}
+
+/// Where the value starts in a `name: value` or `name=value` match: after the first `:` or
+/// `=` and the spaces and quotes that follow it.
+pub(crate) fn value_start(matched: &[u8]) -> usize {
+    let Some(separator) = matched.iter().position(|b| *b == b':' || *b == b'=') else {
+        return 0;
+    };
+    separator
+        + 1
+        + matched[separator + 1..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'"' | b'\''))
+            .count()
 }
 
 /// Where a token run that the regex matched up to `end` really ends.
@@ -138,55 +187,8 @@ pub(crate) struct Rule {
     /// length.
     pub(crate) pattern: String,
     pub(crate) extent: Extent,
-}
-
-/// The token-format rules, in priority order (an earlier rule wins at the same position, so
-/// `sk-ant-` is tried before `sk-`).
-///
-/// Token tails, private keys and JWTs are found by a short regex and finished by code: as
-/// bounded repetitions in the regex (`.{0,8192}`, `{20,255}`) they made it take 40 ms to
-/// compile, which every `efix exec` would pay, and slowed the scan.
-fn pattern_rules() -> Vec<Rule> {
-    use TokenClass::{Alnum, AlnumDash, AlnumUnderscore, Base64Url};
-    let run = |class, max_extra| Extent::Run { class, max_extra };
-    let table = [
-        ("private-key", PRIVATE_KEY_BEGIN, Extent::PrivateKeyBlock),
-        (
-            "github-token",
-            r"gh[pousr]_[A-Za-z0-9]{20}",
-            run(Alnum, 235),
-        ),
-        (
-            "github-token",
-            r"github_pat_[A-Za-z0-9_]{20}",
-            run(AlnumUnderscore, 235),
-        ),
-        (
-            "anthropic-key",
-            r"\bsk-ant-[A-Za-z0-9_-]{20}",
-            run(Base64Url, 235),
-        ),
-        ("openai-key", r"\bsk-[A-Za-z0-9_-]{20}", run(Base64Url, 235)),
-        (
-            "aws-access-key",
-            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-            Extent::Regex,
-        ),
-        (
-            "slack-token",
-            r"\bxox[abprs]-[A-Za-z0-9-]{10}",
-            run(AlnumDash, 245),
-        ),
-        ("jwt", r"\beyJ", Extent::Jwt),
-    ];
-    table
-        .into_iter()
-        .map(|(id, pattern, extent)| Rule {
-            id: id.to_owned(),
-            pattern: pattern.to_owned(),
-            extent,
-        })
-        .collect()
+    /// Whether a change that adds a match is refused (`check.secret-in-change`).
+    pub(crate) in_code: bool,
 }
 
 /// Where a private-key block that starts with a BEGIN line ending at `header_end` ends: after
@@ -258,10 +260,11 @@ pub(crate) fn rules_for(secrets: &[Secret]) -> Vec<Rule> {
                 id: format!("env:{}", secret.name),
                 pattern: literal_pattern(&form),
                 extent: Extent::Regex,
+                in_code: true,
             });
         }
     }
-    rules.extend(pattern_rules());
+    rules.extend(super::tokens::pattern_rules());
     rules
 }
 
@@ -403,7 +406,7 @@ mod tests {
                 value: String::new(),
             },
         ]);
-        assert_eq!(rules, pattern_rules());
+        assert_eq!(rules, super::super::tokens::pattern_rules());
         assert_eq!(texts(&secret_forms(b"abcd")), vec!["abcd".to_owned()]);
     }
 

@@ -11,8 +11,8 @@
 use std::fs::File;
 use std::io::{self, ErrorKind, Read};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -23,12 +23,14 @@ use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 
 use super::capture::{Capture, Captured};
+use super::launch::{Input, Launch, Launched, launch};
 use super::linux;
 use super::model::{
-    CommandSpec, DRAIN_TIMEOUT, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, Outcome, RunnerError,
-    RunnerSettings, SandboxReport,
+    CommandSpec, DRAIN_TIMEOUT, Outcome, RunnerError, RunnerSettings, SandboxReport,
 };
 use super::redact::{Counts, RedactStream, Redactor};
+use super::sandbox::Tier;
+use super::sweep::{self, Sweep};
 
 /// Size of each read from a pipe (256 KiB).
 const READ_BUFFER_BYTES: usize = 256 * 1024;
@@ -60,9 +62,9 @@ pub fn run_cancellable(
     settings: &RunnerSettings,
     cancel: &AtomicBool,
 ) -> Result<Outcome, RunnerError> {
-    let Some(program) = spec.argv.first() else {
+    if spec.argv.is_empty() {
         return Err(RunnerError::EmptyCommand);
-    };
+    }
     check_directory(spec)?;
     let redactor = Redactor::cached(&settings.secrets)?;
     let mut redactions = Counts::new();
@@ -73,29 +75,10 @@ pub fn run_cancellable(
         .collect();
     let non_dumpable_parent = linux::is_non_dumpable();
 
-    let mut command = Command::new(program);
-    command
-        .args(&spec.argv[1..])
-        .current_dir(&spec.cwd)
-        .env_clear()
-        .envs(settings.env.iter().map(|(name, value)| (name, value)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let parent = nix::unistd::getpid().as_raw();
-    // SAFETY: the closure runs in the forked child before exec. It only calls
-    // `set_parent_death_signal`, which makes raw syscalls and neither allocates nor takes
-    // locks, so it is async-signal-safe as `pre_exec` requires.
-    unsafe {
-        command.pre_exec(move || linux::set_parent_death_signal(parent));
-    }
-
     let start = Instant::now();
-    let child = match command.spawn() {
-        Ok(child) => child,
-        Err(error) => {
-            let (exit_code, message) = spawn_failure(error, program)?;
+    let launched = match launch(spec, settings, Input::Null)? {
+        Launch::Started(launched) => launched,
+        Launch::NotStarted { exit_code, message } => {
             let stderr = redactor.redact_text(&message, &mut redactions);
             return Ok(Outcome {
                 argv,
@@ -110,31 +93,56 @@ pub fn run_cancellable(
                 truncated: false,
                 redactions,
                 sandbox: SandboxReport {
-                    tier: "none".to_owned(),
+                    tier: Tier::None,
                     non_dumpable_parent,
                     ..SandboxReport::default()
                 },
             });
         }
     };
+    let Launched {
+        child,
+        marker,
+        namespaces,
+        confinement,
+        tier,
+        env_passed,
+        writable,
+        since,
+        temp_dir,
+    } = *launched;
     let pid = child.id();
-    tracing::debug!(pid, program = %argv[0], "started command");
+    tracing::debug!(pid, program = %argv[0], %tier, "started command");
     let process_group = linux::process_group_of(pid) == Some(pid);
+    let mut sweep = Sweep::new(marker, namespaces, pid, since);
 
-    let watched = supervise(child, spec, settings, &redactor, cancel, start)?;
+    let supervised = supervise(child, spec, settings, &redactor, cancel, start, &mut sweep);
+    sweep.kill_escaped();
+    let (leaked_processes, leaked) = sweep.finish();
+    sweep::untrack(pid);
+    drop(temp_dir);
+    let watched = supervised?;
     watched.stdout.add_counts(&mut redactions);
     watched.stderr.add_counts(&mut redactions);
     let stdout_bytes = watched.stdout.raw_bytes;
     let stderr_bytes = watched.stderr.raw_bytes;
     let stdout = watched.stdout.into_captured();
     let stderr = watched.stderr.into_captured();
-    let mut env_passed: Vec<String> = settings
-        .env
+    if leaked_processes > 0 {
+        tracing::warn!(
+            leaked_processes,
+            "killed processes the command left running"
+        );
+    }
+    let leaked = leaked
         .iter()
-        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .map(|line| redactor.redact_text(line, &mut redactions))
         .collect();
-    env_passed.sort();
-    env_passed.dedup();
+    let writable = if confinement.landlock_abi.is_some() {
+        writable
+    } else {
+        Vec::new()
+    };
     Ok(Outcome {
         argv,
         exit_code: watched.status.and_then(|status| status.code()),
@@ -151,12 +159,7 @@ pub fn run_cancellable(
         truncated: stdout.truncated || stderr.truncated,
         redactions,
         sandbox: SandboxReport {
-            tier: if process_group {
-                "process-group"
-            } else {
-                "none"
-            }
-            .to_owned(),
+            tier: if process_group { tier } else { Tier::None },
             process_group,
             parent_death_signal: linux::HAS_PARENT_DEATH_SIGNAL,
             env_cleared: true,
@@ -164,6 +167,17 @@ pub fn run_cancellable(
             non_dumpable_parent,
             stdin_null: true,
             drain_cut_short: watched.drain_cut_short,
+            no_new_privs: confinement.no_new_privs,
+            landlock_abi: confinement.landlock_abi,
+            writable,
+            seccomp: confinement.seccomp,
+            network: confinement.network,
+            loopback: confinement.loopback,
+            read_only: confinement.read_only,
+            capabilities_dropped: confinement.capabilities_dropped,
+            missing: confinement.missing,
+            leaked_processes,
+            leaked,
         },
     })
 }
@@ -180,27 +194,6 @@ fn check_directory(spec: &CommandSpec) -> Result<(), RunnerError> {
         path: spec.cwd.clone(),
         source: error,
     })
-}
-
-/// The exit code and stderr line for a program that could not be started, following the
-/// shell's convention (127 not found, 126 not executable); other failures are errors.
-fn spawn_failure(error: io::Error, program: &str) -> Result<(i32, String), RunnerError> {
-    if error.kind() == ErrorKind::NotFound {
-        return Ok((
-            EXIT_NOT_FOUND,
-            format!("efix: program not found: {program}\n"),
-        ));
-    }
-    let reason = match error.raw_os_error() {
-        Some(libc::EACCES) => "permission denied",
-        Some(libc::ENOEXEC) => "exec format error",
-        Some(libc::EISDIR) => "is a directory",
-        _ => return Err(RunnerError::io(format!("start {program}"), error)),
-    };
-    Ok((
-        EXIT_NOT_EXECUTABLE,
-        format!("efix: program not executable: {program} ({reason})\n"),
-    ))
 }
 
 fn signal_name(number: i32) -> String {
@@ -315,6 +308,7 @@ fn supervise<'r>(
     redactor: &'r Redactor,
     cancel: &AtomicBool,
     start: Instant,
+    sweep: &mut Sweep,
 ) -> Result<Watched<'r>, RunnerError> {
     let pid = child.id();
     let pgid = Pid::from_raw(i32::try_from(pid).map_err(|_| {
@@ -341,6 +335,7 @@ fn supervise<'r>(
                 tracing::debug!(pid, "stopping command: SIGTERM to its process group");
                 signal_group(pgid, Signal::SIGTERM);
                 stopped = true;
+                sweep.stopped();
                 phase = Phase::Terminating {
                     kill_at: after(now, settings.term_grace),
                 };
@@ -403,9 +398,11 @@ fn supervise<'r>(
             stderr.read_once(&mut buffer);
         }
         if leader_alive && (exit_ready || pidfd.is_none()) && has_exited(pgid)? {
-            // Kill what is left of the group before reaping the leader: while the leader is
-            // an unreaped zombie its pid cannot be reused, so the group id still means this
-            // group.
+            // Record and kill what the command left running (in its group or escaped from
+            // it), then the rest of the group, before reaping the leader: while the leader
+            // is an unreaped zombie its pid cannot be reused, so the group id still means
+            // this group.
+            sweep.kill_escaped();
             signal_group(pgid, Signal::SIGKILL);
             let reaped = child
                 .wait()

@@ -12,7 +12,26 @@ use std::time::Duration;
 
 use super::*;
 
-fn settings() -> RunnerSettings {
+/// The efix binary, which runs the helper mode: this test binary is
+/// `target/<profile>/deps/efix-<hash>` and cargo builds the binary beside `deps/` (a plain
+/// `cargo test` builds it; `cargo test --lib` after a change needs `cargo build` first).
+pub(crate) fn efix_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let binary = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| profile.join("efix"))
+        .unwrap_or_default();
+    assert!(
+        binary.is_file(),
+        "the runner tests start children through the efix binary's helper mode; build it \
+         first (cargo build): {} is missing",
+        binary.display()
+    );
+    binary
+}
+
+pub(crate) fn settings() -> RunnerSettings {
     let (env, _) = child_env(std::env::vars_os(), &[]);
     RunnerSettings {
         env,
@@ -20,14 +39,19 @@ fn settings() -> RunnerSettings {
         output_tail_bytes: DEFAULT_OUTPUT_TAIL_BYTES,
         term_grace: Duration::from_millis(300),
         secrets: Vec::new(),
+        sandbox: SandboxSettings {
+            helper: efix_binary(),
+            ..SandboxSettings::new(std::env::temp_dir())
+        },
     }
 }
 
-fn spec(argv: &[&str], timeout: Duration) -> CommandSpec {
+pub(crate) fn spec(argv: &[&str], timeout: Duration) -> CommandSpec {
     CommandSpec {
         argv: argv.iter().map(|s| (*s).to_owned()).collect(),
         cwd: std::env::temp_dir(),
         timeout,
+        access: Access::command(false),
     }
 }
 
@@ -40,11 +64,23 @@ fn run_ok(spec: &CommandSpec, settings: &RunnerSettings) -> Outcome {
     }
 }
 
-/// Fields that vary between machines and runs are zeroed so whole outcomes can be compared.
+/// Fields that vary between machines and runs are zeroed so whole outcomes can be compared:
+/// these tests are about supervision; what confinement the machine gave is tested in
+/// `sandbox_tests`.
 fn normalized(mut outcome: Outcome) -> Outcome {
     outcome.duration_ms = 0;
-    outcome.sandbox.env_passed.clear();
-    outcome.sandbox.non_dumpable_parent = false;
+    let sandbox = outcome.sandbox;
+    outcome.sandbox = SandboxReport {
+        tier: sandbox.tier.min(Tier::ProcessGroup),
+        process_group: sandbox.process_group,
+        parent_death_signal: sandbox.parent_death_signal,
+        env_cleared: sandbox.env_cleared,
+        stdin_null: sandbox.stdin_null,
+        drain_cut_short: sandbox.drain_cut_short,
+        leaked_processes: sandbox.leaked_processes,
+        leaked: sandbox.leaked,
+        ..SandboxReport::default()
+    };
     outcome
 }
 
@@ -63,14 +99,12 @@ fn clean(argv: &[&str]) -> Outcome {
         truncated: false,
         redactions: BTreeMap::new(),
         sandbox: SandboxReport {
-            tier: "process-group".to_owned(),
+            tier: Tier::ProcessGroup,
             process_group: true,
             parent_death_signal: true,
             env_cleared: true,
-            env_passed: Vec::new(),
-            non_dumpable_parent: false,
             stdin_null: true,
-            drain_cut_short: false,
+            ..SandboxReport::default()
         },
     }
 }
@@ -98,17 +132,6 @@ fn survivors(marker: &str) -> Vec<u32> {
         std::thread::sleep(Duration::from_millis(50));
     }
     live_processes_with(marker)
-}
-
-fn kill_all(pids: &[u32]) {
-    for pid in pids {
-        if let Ok(pid) = i32::try_from(*pid) {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
-    }
 }
 
 #[test]
@@ -151,45 +174,53 @@ fn child_that_ignores_sigterm_is_killed_after_the_grace_period() {
 }
 
 #[test]
-fn background_grandchild_does_not_outlive_a_normal_exit() {
-    let argv = ["sh", "-c", "sleep 61.1003 & echo done"];
+fn background_grandchild_that_outlives_a_normal_exit_is_killed_and_recorded() {
+    // The loop waits until the background child is `sleep` rather than the forked shell, so
+    // the recorded command line is predictable.
+    let argv = [
+        "sh",
+        "-c",
+        "sleep 61.1003 & until [ \"$(head -c 5 /proc/$!/cmdline)\" = sleep ]; do :; done; echo done",
+    ];
     let outcome = run_ok(&spec(&argv, LONG), &settings());
-    assert_eq!(
-        normalized(outcome),
-        Outcome {
-            stdout: "done\n".to_owned(),
-            stdout_bytes: 5,
-            ..clean(&argv)
-        }
-    );
+    let mut expected = Outcome {
+        stdout: "done\n".to_owned(),
+        stdout_bytes: 5,
+        ..clean(&argv)
+    };
+    expected.sandbox.leaked_processes = 1;
+    expected.sandbox.leaked = vec!["sleep 61.1003".to_owned()];
+    assert_eq!(normalized(outcome), expected);
     assert_eq!(survivors("61.1003"), Vec::<u32>::new());
 }
 
 #[test]
-fn grandchild_that_escaped_the_group_cannot_hang_the_drain() {
+fn grandchild_that_escaped_the_group_is_swept_and_cannot_hang_the_drain() {
     // `setsid` puts the sleep in a new session, out of reach of the group kill, still
-    // holding stdout; the runner must give up on the pipe after the drain bound. The fifo
-    // makes the leader wait until the grandchild has left the group.
+    // holding stdout; the sweep finds it by its marker, kills it, and the pipes close. A
+    // background job of `sh -c` does not lead a group, so `setsid` needs no fork and `$!` is
+    // the sleep's pid; the loop waits until it is the sleep (and out of the group).
     let dir = match tempfile::tempdir() {
         Ok(dir) => dir,
         Err(error) => panic!("tempdir: {error}"),
     };
-    let script = "mkfifo ready; \
-                  setsid sh -c 'echo x > ready; exec sleep 61.1004' & \
-                  read line < ready; echo started";
+    let script = "setsid sh -c 'exec sleep 61.1004' & \
+                  until [ \"$(head -c 5 /proc/$!/cmdline)\" = sleep ]; do :; done; echo started";
     let argv = ["sh", "-c", script];
     let mut spec = spec(&argv, LONG);
     spec.cwd = dir.path().to_path_buf();
     let outcome = run_ok(&spec, &settings());
-    let escaped = live_processes_with("61.1004");
-    kill_all(&escaped);
     let mut expected = Outcome {
         stdout: "started\n".to_owned(),
         stdout_bytes: 8,
         ..clean(&argv)
     };
-    expected.sandbox.drain_cut_short = true;
-    assert_eq!((normalized(outcome), escaped.len()), (expected, 1));
+    expected.sandbox.leaked_processes = 1;
+    expected.sandbox.leaked = vec!["sleep 61.1004".to_owned()];
+    assert_eq!(
+        (normalized(outcome), survivors("61.1004")),
+        (expected, Vec::new())
+    );
 }
 
 #[test]
@@ -323,9 +354,11 @@ fn credentials_in_efix_environment_never_reach_the_child() {
     assert_eq!(
         (names, dropped, outcome.sandbox.env_passed),
         (
-            vec!["MY_SETTING", "PATH"],
+            vec!["EFIX_SANDBOX_MARKER", "MY_SETTING", "PATH", "TMPDIR"],
             vec!["MY_SECRET".to_owned()],
-            vec!["MY_SETTING".to_owned(), "PATH".to_owned()]
+            ["EFIX_SANDBOX_MARKER", "MY_SETTING", "PATH", "TMPDIR"]
+                .map(str::to_owned)
+                .to_vec()
         )
     );
 }
@@ -341,10 +374,7 @@ fn missing_program_is_an_outcome_with_127_and_a_message() {
             exit_code: Some(127),
             stderr: message.to_owned(),
             stderr_bytes: message.len() as u64,
-            sandbox: SandboxReport {
-                tier: "none".to_owned(),
-                ..SandboxReport::default()
-            },
+            sandbox: SandboxReport::default(),
             ..clean(&argv)
         }
     );

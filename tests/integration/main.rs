@@ -13,6 +13,7 @@ mod openai_server;
 
 mod acp;
 mod action;
+mod adversarial;
 mod cheats;
 mod cli;
 mod demo;

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::time::Duration;
 
-use efix::runner::{self, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, RunnerSettings, Secret};
+use efix::runner::{
+    self, Access, CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, RunnerSettings, SandboxSettings, Secret,
+};
 
 fn settings(env: Vec<(OsString, OsString)>, secrets: Vec<Secret>) -> RunnerSettings {
     RunnerSettings {
@@ -14,6 +16,10 @@ fn settings(env: Vec<(OsString, OsString)>, secrets: Vec<Secret>) -> RunnerSetti
         output_tail_bytes: runner::DEFAULT_OUTPUT_TAIL_BYTES,
         term_grace: Duration::from_millis(500),
         secrets,
+        sandbox: SandboxSettings {
+            helper: env!("CARGO_BIN_EXE_efix").into(),
+            ..SandboxSettings::new(std::env::temp_dir())
+        },
     }
 }
 
@@ -22,6 +28,7 @@ fn spec(argv: &[&str], timeout: Duration) -> CommandSpec {
         argv: argv.iter().map(|s| (*s).to_owned()).collect(),
         cwd: std::env::temp_dir(),
         timeout,
+        access: Access::command(false),
     }
 }
 
@@ -70,8 +77,15 @@ fn secret_and_tokens_from_the_parent_neither_reach_the_child_nor_the_output() {
         Ok(outcome) => outcome,
         Err(error) => panic!("run: {error}"),
     };
+    // The runner adds the command's private TMPDIR and its sweep marker.
+    let own: String = outcome
+        .stdout
+        .lines()
+        .filter(|line| !line.starts_with("TMPDIR=") && !line.starts_with("EFIX_SANDBOX_MARKER="))
+        .map(|line| format!("{line}\n"))
+        .collect();
     assert_eq!(
-        (dropped, outcome.stdout, outcome.redactions),
+        (dropped, own, outcome.redactions),
         (
             Vec::<String>::new(),
             format!("PATH={path}\nPRINTED=[REDACTED:env:GITHUB_TOKEN]\n"),

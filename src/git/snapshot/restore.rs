@@ -141,11 +141,9 @@ impl Snapshot {
         report.removed_dirs.sort();
     }
 
+    /// Open the repository, refusing one whose config now names another working tree.
     fn open(&self) -> Result<Repository, GitError> {
-        Repository::open(&self.root).map_err(git_err(format!(
-            "open the repository at {}",
-            self.root.display()
-        )))
+        crate::git::repo::open_at(&self.root)
     }
 
     /// Files that are neither tracked nor kept by the snapshot, and not ignored.

@@ -1,0 +1,129 @@
+//! The sandbox section of the PR body and `evidence.md`: the tier each command ran under and
+//! what it was made of (landlock ABI, seccomp, network, `.git`), what was missing and why,
+//! and the processes each command left behind.
+//!
+//! Every word is read from the recorded [`crate::runner::SandboxReport`]s; nothing is assumed
+//! from the configuration.
+
+use std::fmt::Write as _;
+
+use super::model::{CommandRecord, Evidence};
+use crate::runner::{Network, SandboxReport, Tier};
+
+/// Write the section (nothing when no command ran).
+pub(super) fn section(out: &mut String, evidence: &Evidence) {
+    let ran: Vec<(&CommandRecord, &SandboxReport)> = evidence
+        .commands
+        .iter()
+        .filter_map(|record| Some((record, &record.outcome.as_ref()?.sandbox)))
+        .filter(|(_, sandbox)| sandbox.tier > Tier::None)
+        .collect();
+    if ran.is_empty() {
+        return;
+    }
+    out.push_str("### Sandbox\n\n");
+    let weakest = ran
+        .iter()
+        .map(|(_, sandbox)| sandbox.tier)
+        .min()
+        .unwrap_or_default();
+    let required = match evidence.request.sandbox_require {
+        Tier::None => "none required".to_owned(),
+        tier => format!("`{tier}` required"),
+    };
+    let _ = writeln!(
+        out,
+        "Weakest tier achieved: **{weakest}** ({required}). Each command, as the kernel \
+         enforced it:\n"
+    );
+    out.push_str("| # | purpose | tier | landlock | seccomp | network | `.git` | leaked |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    for (record, sandbox) in &ran {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            record.id,
+            super::render::purpose_name(record.purpose),
+            sandbox.tier,
+            landlock_text(sandbox),
+            if sandbox.seccomp { "on" } else { "off" },
+            network_text(sandbox),
+            git_text(sandbox),
+            sandbox.leaked_processes,
+        );
+    }
+    out.push('\n');
+    let (_, first) = ran[0];
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let _ = writeln!(
+        out,
+        "Every command: own process group: {}, parent-death signal: {}, environment cleared: \
+         {} ({} variables passed through), no_new_privs: {}; efix non-dumpable: {}.",
+        yes_no(ran.iter().all(|(_, s)| s.process_group)),
+        yes_no(ran.iter().all(|(_, s)| s.parent_death_signal)),
+        yes_no(ran.iter().all(|(_, s)| s.env_cleared)),
+        first.env_passed.len(),
+        yes_no(ran.iter().all(|(_, s)| s.no_new_privs)),
+        yes_no(ran.iter().all(|(_, s)| s.non_dumpable_parent)),
+    );
+    let mut missing: Vec<&String> = ran.iter().flat_map(|(_, s)| &s.missing).collect();
+    missing.sort();
+    missing.dedup();
+    for reason in missing {
+        let _ = writeln!(out, "- missing: {}", super::text::one_line(reason));
+    }
+    for (record, sandbox) in &ran {
+        if sandbox.leaked_processes == 0 {
+            continue;
+        }
+        let listed: Vec<String> = sandbox
+            .leaked
+            .iter()
+            .map(|argv| format!("`{}`", super::text::cell(argv)))
+            .collect();
+        let more = sandbox.leaked_processes.saturating_sub(listed.len() as u64);
+        let _ = writeln!(
+            out,
+            "- command {} leaked {} process{}, killed by efix: {}{}",
+            record.id,
+            sandbox.leaked_processes,
+            if sandbox.leaked_processes == 1 {
+                ""
+            } else {
+                "es"
+            },
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    out.push('\n');
+}
+
+fn landlock_text(sandbox: &SandboxReport) -> String {
+    match sandbox.landlock_abi {
+        Some(abi) => format!("ABI {abi}"),
+        None => "none".to_owned(),
+    }
+}
+
+fn network_text(sandbox: &SandboxReport) -> &'static str {
+    match sandbox.network {
+        Network::Allowed => "allowed",
+        Network::Namespace if sandbox.loopback => "namespace, loopback only",
+        Network::Namespace => "namespace, no loopback",
+        Network::Seccomp => "seccomp fallback, no loopback",
+        Network::NotIsolated => "not isolated",
+    }
+}
+
+fn git_text(sandbox: &SandboxReport) -> &'static str {
+    if sandbox.read_only.iter().any(|path| path.ends_with("/.git")) {
+        "read-only"
+    } else {
+        "writable"
+    }
+}

@@ -1,0 +1,205 @@
+//! Long-lived children an engine speaks to over stdio (an ACP agent): started through the
+//! helper like every command, with the agent's access (the network, to call its model; the
+//! repository read-only, since it only answers), and stopped with the same sweep.
+//!
+//! The engine owns the protocol; this module only starts, confines and stops the process.
+
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use super::launch::{Input, Launch, launch};
+use super::model::{CommandSpec, RunnerError, RunnerSettings, SandboxReport};
+use super::sandbox::{Access, Tier};
+use super::sweep::{self, Sweep};
+
+/// How long an agent may take to exit after SIGTERM before it is killed (2 s).
+const AGENT_TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// A running agent. Dropping it without [`Agent::stop`] still kills its process group.
+#[derive(Debug)]
+pub struct Agent {
+    child: Child,
+    sweep: Option<Sweep>,
+    /// What confined the agent, as its helper reported it.
+    pub sandbox: SandboxReport,
+    _temp_dir: tempfile::TempDir,
+}
+
+impl Agent {
+    /// Start `argv` in `repo` under the sandbox with the agent's access. A program that cannot
+    /// be executed is an error here: an engine cannot work without its agent.
+    pub fn spawn(
+        argv: &[String],
+        repo: &Path,
+        settings: &RunnerSettings,
+    ) -> Result<Agent, RunnerError> {
+        let spec = CommandSpec {
+            argv: argv.to_vec(),
+            cwd: repo.to_path_buf(),
+            // The agent lives as long as the engine; the engine bounds each request.
+            timeout: Duration::MAX,
+            access: Access::agent(),
+        };
+        let launched = match launch(&spec, settings, Input::Piped)? {
+            Launch::Started(launched) => *launched,
+            Launch::NotStarted { message, .. } => {
+                return Err(RunnerError::Helper {
+                    reason: message.trim_end().to_owned(),
+                });
+            }
+        };
+        let pid = launched.child.id();
+        let process_group = super::linux::process_group_of(pid) == Some(pid);
+        let confinement = launched.confinement;
+        let sandbox = SandboxReport {
+            tier: if process_group {
+                launched.tier
+            } else {
+                Tier::None
+            },
+            process_group,
+            parent_death_signal: super::linux::HAS_PARENT_DEATH_SIGNAL,
+            env_cleared: true,
+            env_passed: launched.env_passed,
+            non_dumpable_parent: super::linux::is_non_dumpable(),
+            stdin_null: false,
+            drain_cut_short: false,
+            no_new_privs: confinement.no_new_privs,
+            landlock_abi: confinement.landlock_abi,
+            writable: if confinement.landlock_abi.is_some() {
+                launched.writable
+            } else {
+                Vec::new()
+            },
+            seccomp: confinement.seccomp,
+            network: confinement.network,
+            loopback: confinement.loopback,
+            read_only: confinement.read_only,
+            capabilities_dropped: confinement.capabilities_dropped,
+            missing: confinement.missing,
+            leaked_processes: 0,
+            leaked: Vec::new(),
+        };
+        Ok(Agent {
+            sweep: Some(Sweep::new(
+                launched.marker,
+                launched.namespaces,
+                pid,
+                launched.since,
+            )),
+            child: launched.child,
+            sandbox,
+            _temp_dir: launched.temp_dir,
+        })
+    }
+
+    /// The agent's stdin and stdout, for the engine's protocol (taken once).
+    pub fn pipes(&mut self) -> (Option<ChildStdin>, Option<ChildStdout>) {
+        (self.child.stdin.take(), self.child.stdout.take())
+    }
+
+    /// Stop the agent: SIGTERM to its group, a grace period, SIGKILL; then sweep what it
+    /// left. Returns the final sandbox record, with the processes it leaked.
+    pub fn stop(mut self) -> SandboxReport {
+        self.terminate();
+        let mut report = self.sandbox.clone();
+        if let Some(mut sweep) = self.sweep.take() {
+            // efix stopped the group; only what left it escaped.
+            sweep.stopped();
+            sweep.kill_escaped();
+            let (count, argv) = sweep.finish();
+            report.leaked_processes = count;
+            report.leaked = argv;
+        }
+        sweep::untrack(self.child.id());
+        report
+    }
+
+    fn terminate(&mut self) {
+        let Ok(raw) = i32::try_from(self.child.id()) else {
+            return;
+        };
+        let group = Pid::from_raw(raw);
+        drop(self.child.stdin.take());
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + AGENT_TERM_GRACE;
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                let _ = killpg(group, Signal::SIGKILL);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        if self.sweep.is_some() {
+            self.terminate();
+            if let Some(mut sweep) = self.sweep.take() {
+                sweep.stopped();
+                sweep.kill_escaped();
+                let _ = sweep.finish();
+            }
+            sweep::untrack(self.child.id());
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+
+    use super::*;
+    use crate::runner::Network;
+
+    #[test]
+    fn an_agent_speaks_over_stdio_has_the_network_and_cannot_write_the_repository() {
+        let repo = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "read line; echo \"got $line\"; touch written 2>/dev/null; echo touch=$?; cat",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let mut agent = Agent::spawn(&argv, repo.path(), &super::super::tests::settings())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (stdin, stdout) = agent.pipes();
+        let (Some(mut stdin), Some(stdout)) = (stdin, stdout) else {
+            panic!("the agent's pipes are missing");
+        };
+        writeln!(stdin, "hello").unwrap_or_else(|e| panic!("{e}"));
+        let mut lines = BufReader::new(stdout).lines();
+        let mut next = || lines.next().and_then(Result::ok).unwrap_or_default();
+        let said = [next(), next()];
+        let landlock = agent.sandbox.landlock_abi.is_some();
+        let report = agent.stop();
+        let expected_touch = if landlock { "touch=1" } else { "touch=0" };
+        assert_eq!(
+            (
+                said,
+                report.network,
+                report.leaked_processes,
+                repo.path().join("written").exists()
+            ),
+            (
+                ["got hello".to_owned(), expected_touch.to_owned()],
+                Network::Allowed,
+                0,
+                !landlock
+            ),
+            "{report:?}"
+        );
+        if !landlock {
+            assert!(report.missing.iter().any(|m| m.starts_with("landlock:")));
+        }
+    }
+}
