@@ -32,6 +32,7 @@ mod checks;
 mod contract;
 mod diff;
 mod edits;
+mod git_quote;
 mod model;
 mod parse;
 mod paths;

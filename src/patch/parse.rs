@@ -6,6 +6,7 @@
 //! It does not check paths against policy (see `paths`) and does not apply anything.
 
 use crate::patch::contract::is_known_junk;
+use crate::patch::git_quote::{unquote, unquote_whole};
 use crate::policy::Issue;
 
 /// What a hunk line does.
@@ -219,7 +220,13 @@ fn old_header(line: &str) -> Option<&str> {
     line.strip_prefix("-- ").filter(|r| !r.trim().is_empty())
 }
 
+/// A name as git writes it on `rename from`/`rename to` lines: C-style quoted when it holds
+/// special characters (decoded as git decodes it), else verbatim. Quotes that do not form a
+/// valid quoted name are dropped, as before git's rules were followed.
 fn clean_path(raw: &str) -> String {
+    if let Some(name) = unquote_whole(raw) {
+        return name;
+    }
     let mut p = raw.trim();
     if p.len() >= 2 && p.starts_with('"') && p.ends_with('"') {
         p = &p[1..p.len() - 1];
@@ -228,7 +235,12 @@ fn clean_path(raw: &str) -> String {
 }
 
 /// A `---`/`+++` path: drop a timestamp, quotes and the `a/`/`b/` prefix; `/dev/null` is none.
+/// A quoted name (`"a/\303\251.py"`) is decoded, and what follows its closing quote (a
+/// timestamp) is ignored.
 fn header_path(raw: &str) -> Option<String> {
+    if let Some((name, _)) = unquote(raw.trim_start()) {
+        return (!name.is_empty()).then(|| strip_ab(&name).to_owned());
+    }
     let raw = raw.split('\t').next().unwrap_or("");
     let p = clean_path(raw);
     if p == "/dev/null" || p.is_empty() {
@@ -245,6 +257,20 @@ fn strip_ab(p: &str) -> &str {
 
 fn git_header_paths(line: &str) -> (Option<String>, Option<String>) {
     let rest = line.strip_prefix("diff --git ").unwrap_or("");
+    // Either name may be quoted (git quotes each side on its own: `a/x "b/\303\251"`).
+    if let Some((a, after)) = unquote(rest) {
+        let after = after.trim_start();
+        let b = unquote_whole(after).unwrap_or_else(|| after.trim_end().to_owned());
+        return (Some(strip_ab(&a).to_owned()), Some(strip_ab(&b).to_owned()));
+    }
+    if rest.trim_end().ends_with('"') {
+        let quoted_b = rest.match_indices(" \"").find_map(|(pos, _)| {
+            unquote_whole(&rest[pos + 1..]).map(|b| (rest[..pos].to_owned(), b))
+        });
+        if let Some((a, b)) = quoted_b {
+            return (Some(strip_ab(&a).to_owned()), Some(strip_ab(&b).to_owned()));
+        }
+    }
     // `a/X b/X`: split at the ` b/` that halves the rest when the names are equal.
     if let Some(pos) = rest.find(" b/") {
         let a = strip_ab(&rest[..pos]).to_owned();
@@ -448,6 +474,52 @@ mod tests {
                 (Some("d".into()), None, false, false, 0),
                 (Some("o".into()), Some("r".into()), true, false, 0),
                 (Some("bin".into()), Some("bin".into()), false, true, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_git_quotes_are_decoded_on_every_header_line() {
+        // As `git diff -M` (2.47) writes a rename to a non-ASCII name, a change to one, and a
+        // rename from a plain name to one with a tab.
+        let diff = "diff --git \"a/\\303\\251.py\" \"b/\\303\\261ew.py\"\n\
+                    similarity index 94%\n\
+                    rename from \"\\303\\251.py\"\n\
+                    rename to \"\\303\\261ew.py\"\n\
+                    index 0ff3bbb..d4de868 100644\n\
+                    --- \"a/\\303\\251.py\"\n\
+                    +++ \"b/\\303\\261ew.py\"\n\
+                    @@ -1 +1,2 @@\n 1\n+2\n\
+                    diff --git \"a/d\\303\\251j\\303\\240 vu.py\" \"b/d\\303\\251j\\303\\240 vu.py\"\n\
+                    --- \"a/d\\303\\251j\\303\\240 vu.py\"\t\n\
+                    +++ \"b/d\\303\\251j\\303\\240 vu.py\"\t\n\
+                    @@ -1 +1 @@\n-a\n+b\n\
+                    diff --git a/plain.py \"b/x\\ty.py\"\n\
+                    similarity index 100%\n\
+                    rename from plain.py\n\
+                    rename to \"x\\ty.py\"\n\
+                    diff --git \"a/q\\\"uote.py\" \"b/q\\\"uote.py\"\n\
+                    deleted file mode 100644\n";
+        let files = parse(diff).unwrap_or_default();
+        let summary: Vec<_> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.old_path.clone(),
+                    f.new_path.clone(),
+                    f.rename,
+                    f.hunks.len(),
+                )
+            })
+            .collect();
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            summary,
+            vec![
+                (some("é.py"), some("ñew.py"), true, 1),
+                (some("déjà vu.py"), some("déjà vu.py"), false, 1),
+                (some("plain.py"), some("x\ty.py"), true, 0),
+                (some("q\"uote.py"), None, false, 0),
             ]
         );
     }
