@@ -6,7 +6,7 @@
 //! only holds the checks that need the whole patch or its result.
 
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
-use crate::patch::syntax;
+use crate::patch::syntax::{self, Broken};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
 use crate::policy::tests::{is_test_path, weakened_tests};
@@ -178,24 +178,27 @@ impl PostApplyCheck for Syntax {
             let (Some(after), before) = (text(c.after.as_ref()), text(c.before.as_ref())) else {
                 continue;
             };
-            let line = match before {
-                Some(b) => syntax::introduced_error(&c.path, &b, &after),
-                None => syntax::error_in_new_file(&c.path, &after),
+            let Some(broken) = syntax::introduced(&c.path, before.as_deref(), &after) else {
+                continue;
             };
-            if let Some(line) = line {
-                issues.push(
-                    Issue::new(
-                        self.id(),
-                        format!(
-                            "{} does not parse after the patch (first error at line {line}); \
-                             check brackets, indentation and quotes there",
-                            c.path
-                        ),
-                    )
+            let message = match &broken {
+                Broken::Parse { line } => format!(
+                    "{} does not parse after the patch (first error at line {line}); check \
+                     brackets, indentation and quotes there",
+                    c.path
+                ),
+                Broken::Indent(e) => format!(
+                    "{} line {}: Python refuses the file after the patch: {}",
+                    c.path,
+                    e.line,
+                    e.problem.explain()
+                ),
+            };
+            issues.push(
+                Issue::new(self.id(), message)
                     .at_path(c.path.clone())
-                    .at_line(line),
-                );
-            }
+                    .at_line(broken.line()),
+            );
         }
         issues
     }

@@ -50,8 +50,8 @@ pub use process::{evaluate, evaluate_without_post_checks, process, write_changes
 pub(crate) use text::middle_bounds;
 
 /// The 1-based line of the first syntax error in `after` when `path` parsed as `before`: the
-/// syntax check's rule, for callers that changed a file some other way (the corpus bench
-/// scores GNU patch's results with it).
+/// syntax check's rule (a Python file's indentation included), for callers that changed a
+/// file some other way (the corpus bench scores GNU patch's results with it).
 pub fn introduced_syntax_error(path: &str, before: &str, after: &str) -> Option<u64> {
-    syntax::introduced_error(path, before, after)
+    syntax::introduced(path, Some(before), after).map(|b| b.line())
 }

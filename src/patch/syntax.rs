@@ -21,6 +21,15 @@
 //!
 //! The after side is no longer parsed incrementally from the before tree: with after first,
 //! the before tree exists only when the after side already has an error.
+//!
+//! Python files are also held to CPython's indentation rules (`python_indent`), which
+//! tree-sitter does not enforce: a dedent to a column no enclosing block uses, tabs and spaces
+//! mixed inconsistently, an unexpected indent, a header without its block. A file that broke
+//! those rules before the patch is not judged by them.
+
+mod python_indent;
+
+pub(crate) use python_indent::IndentError;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -105,6 +114,42 @@ fn error_line(node: Node<'_>) -> u64 {
     }
 }
 
+/// What a patch broke in a file that was sound before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// The grammar no longer parses; the 1-based line of the first error.
+    Parse { line: u64 },
+    /// CPython's tokenizer (or its indentation rules) refuses a Python file that tree-sitter
+    /// may well accept.
+    Indent(IndentError),
+}
+
+impl Broken {
+    pub(crate) fn line(&self) -> u64 {
+        match self {
+            Broken::Parse { line } => *line,
+            Broken::Indent(e) => e.line,
+        }
+    }
+}
+
+/// What the patch broke in `path` (`before` is `None` for a new file): first CPython's
+/// indentation rules for Python files that kept them before (a linear scan of the whole
+/// file, cheap next to a parse), then the grammar.
+pub(crate) fn introduced(path: &str, before: Option<&str>, after: &str) -> Option<Broken> {
+    if indentation_matters(path)
+        && let Some(e) = python_indent::first_error(after)
+        && before.is_none_or(|b| python_indent::first_error(b).is_none())
+    {
+        return Some(Broken::Indent(e));
+    }
+    let line = match before {
+        Some(b) => introduced_error(path, b, after),
+        None => error_in_new_file(path, after),
+    }?;
+    Some(Broken::Parse { line })
+}
+
 /// Files up to this size are parsed whole when the changed window is not self-contained.
 const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 
@@ -112,7 +157,7 @@ const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 ///
 /// The after side is parsed first: most patches parse cleanly after, and then the before
 /// side (did the file parse before?) does not matter, so it is parsed only under an error.
-pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
+fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
     with_parser(path, |parser| {
         // Windows are a fast screen; whole-file parses decide.
         let mut flagged = false;
@@ -379,7 +424,7 @@ fn after_lines<'t>(b: &[&'t str], skip: usize, b_mid: &str, a_mid: &'t str) -> V
 
 /// The 1-based line of the first syntax error in a new file, if any (large new files, such
 /// as vendored copies, are not checked).
-pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
+fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
     if after.len() > WHOLE_FILE_LIMIT {
         return None;
     }
@@ -513,6 +558,61 @@ mod tests {
                 introduced_error("a.rs", before, fine)
             ),
             (fresh(broken), None)
+        );
+    }
+
+    #[test]
+    fn python_indentation_cpython_refuses_is_reported_even_when_tree_sitter_parses() {
+        let before = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        \
+                      return 2\n";
+        // A body shifted one column, a dedent to no enclosing level, a tab among spaces.
+        let shifted = before.replace("        return 2", "         return 2");
+        let dedent = before.replace(
+            "    def g(self):\n        return 2",
+            "    def g(self):\n        \
+                                     x = 1\n      return 2",
+        );
+        let tab = before.replace("        return 2", "\treturn 2");
+        let kinds: Vec<Option<(u64, String)>> = [&shifted, &dedent, &tab]
+            .iter()
+            .map(|after| match introduced("a.py", Some(before), after) {
+                Some(Broken::Indent(e)) => Some((e.line, e.problem.explain())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                None,
+                Some((
+                    7,
+                    "unindent does not match any outer indentation level: the line starts at \
+                     column 6 but the enclosing blocks start at columns 0, 4, 8; indent it to \
+                     one of them"
+                        .to_owned()
+                )),
+                Some((
+                    6,
+                    "inconsistent use of tabs and spaces in indentation; indent it with the \
+                     same characters as the lines around it"
+                        .to_owned()
+                )),
+            ]
+        );
+        // The one-column shift is a consistent deeper body: CPython accepts it.
+        assert_eq!(introduced("a.py", Some(before), &shifted), None);
+        // A file that already broke the rules is not judged by them; a new file is.
+        assert_eq!(
+            introduced("a.py", Some("if x:\n  a\n b\n"), "if x:\n  a\n b\nc\n"),
+            None
+        );
+        assert!(matches!(
+            introduced("b.py", None, "if x:\n    a = 1\n   b = 2\n"),
+            Some(Broken::Indent(_))
+        ));
+        assert_eq!(
+            introduced("a.txt", None, "if x:\n    a = 1\n   b = 2\n"),
+            None
         );
     }
 }
