@@ -204,12 +204,73 @@ impl PostApplyCheck for Syntax {
     }
 }
 
+/// A Python file indented with spaces only must not gain tab-indented lines: a model that
+/// writes tabs there meant spaces, and what it wrote runs only by luck (a block indented with
+/// tabs throughout is valid next to blocks indented with spaces, a tab among spaces is not).
+/// Other files are left alone: an agent that re-indents an INI file with tabs meant it.
+struct TabIndent;
+
+/// A file needs this many space-indented lines (and none with a tab) to count as indented
+/// with spaces.
+const MIN_SPACE_INDENTED: usize = 3;
+
+impl PostApplyCheck for TabIndent {
+    fn id(&self) -> &'static str {
+        "check.tab-indent"
+    }
+
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        _policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for c in changes {
+            let (Some(after), Some(before)) = (text(c.after.as_ref()), text(c.before.as_ref()))
+            else {
+                continue;
+            };
+            if !syntax::indentation_matters(&c.path) {
+                continue;
+            }
+            let tabbed = |l: &&str| l.starts_with('\t');
+            if before.lines().any(|l| tabbed(&l))
+                || before.lines().filter(|l| l.starts_with(' ')).count() < MIN_SPACE_INDENTED
+            {
+                continue;
+            }
+            if let Some(line) = after.lines().position(|l| tabbed(&l)) {
+                issues.push(
+                    Issue::new(
+                        self.id(),
+                        format!(
+                            "{} line {}: an added line is indented with a tab, but the file \
+                             indents with spaces; indent it with spaces like the lines around it",
+                            c.path,
+                            line + 1
+                        ),
+                    )
+                    .at_path(c.path.clone())
+                    .at_line((line + 1) as u64),
+                );
+            }
+        }
+        issues
+    }
+}
+
 pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {
     vec![Box::new(Deletes), Box::new(MaxFiles)]
 }
 
 pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
-    vec![Box::new(MaxLoc), Box::new(Tests), Box::new(Syntax)]
+    vec![
+        Box::new(MaxLoc),
+        Box::new(Tests),
+        Box::new(Syntax),
+        Box::new(TabIndent),
+    ]
 }
 
 #[cfg(test)]
@@ -247,6 +308,35 @@ mod tests {
         assert_eq!(
             run(&changes, &policy),
             ["check.max-loc", "check.deleted-test", "check.syntax"]
+        );
+    }
+
+    #[test]
+    fn tabs_are_refused_only_in_files_indented_with_spaces() {
+        let spaces = "def f():\n    a = 1\n    b = 2\n    return a\n";
+        let tabbed_fn = format!("{spaces}\ndef g():\n\treturn 1\n");
+        let policy = PatchPolicy::default();
+        assert_eq!(
+            run(&[change("a.py", Some(spaces), Some(&tabbed_fn))], &policy),
+            ["check.tab-indent"]
+        );
+        let tabs = "def f():\n\ta = 1\n";
+        let more_tabs = format!("{tabs}\tb = 2\n");
+        let recipe = "x:\n    y = 1\n    z = 2\n    w = 3\n";
+        let with_recipe = format!("{recipe}all:\n\tcc x.c\n");
+        let ini = "[a]\nb =\n    x\n    y\n    z\n";
+        let tabbed_ini = ini.replace("    ", "\t");
+        assert_eq!(
+            run(
+                &[
+                    change("b.py", Some(tabs), Some(&more_tabs)),
+                    change("Makefile", Some(recipe), Some(&with_recipe)),
+                    change("tox.ini", Some(ini), Some(&tabbed_ini)),
+                    change("c.py", None, Some(&tabbed_fn)),
+                ],
+                &policy
+            ),
+            Vec::<String>::new()
         );
     }
 

@@ -34,6 +34,21 @@ pub(crate) struct Hunk {
     /// 1-based old start from the header (0 for an insertion at the top).
     pub old_start: usize,
     pub lines: Vec<HunkLine>,
+    /// Old and new line counts the header declares, when it gives both.
+    pub declared: Option<(usize, usize)>,
+    /// The last hunk of a bare diff, whose end nothing vouches for: an answer cut off
+    /// mid-stream cuts this one (set by the caller, which knows how the answer ended).
+    pub may_be_cut: bool,
+}
+
+impl Hunk {
+    /// Whether the body has fewer old or new lines than the header declares: the sign of an
+    /// answer cut off inside this hunk (or of a miscount, which models also make).
+    pub fn shorter_than_declared(&self) -> bool {
+        let (old, new) = counts(&self.lines);
+        self.declared
+            .is_some_and(|(d_old, d_new)| old < d_old || new < d_new)
+    }
 }
 
 /// Everything a patch says about one file.
@@ -380,6 +395,8 @@ fn hunk_body(
         Hunk {
             old_start,
             lines: body,
+            declared: old_count.zip(new_count),
+            may_be_cut: false,
         },
         i,
     )
@@ -415,6 +432,8 @@ mod tests {
                 new_path: Some("src/x.py".into()),
                 hunks: vec![Hunk {
                     old_start: 1,
+                    declared: Some((9, 2)),
+                    may_be_cut: false,
                     lines: vec![
                         line(Kind::Context, "a"),
                         line(Kind::Remove, "b"),

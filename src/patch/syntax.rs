@@ -403,7 +403,7 @@ fn reindents(before: &[&str], after: &[&str]) -> bool {
 }
 
 /// Whether a line's indentation is part of the syntax of `path`'s language.
-fn indentation_matters(path: &str) -> bool {
+pub(crate) fn indentation_matters(path: &str) -> bool {
     language(path).is_some_and(|(name, _)| name == "python")
 }
 
