@@ -56,9 +56,13 @@ pub enum Kind {
     TruncatedBetweenChanges,
     /// The hunks of a file in reverse order.
     HunksReversed,
+    /// All but the first of three or more added lines replaced by `# ... existing code ...`.
+    Elided,
+    /// Every hunk line prefixed with its number as the prompt shows it (`12| `).
+    NumberedLines,
 }
 
-pub const KINDS: [Kind; 19] = [
+pub const KINDS: [Kind; 21] = [
     Kind::LineNumbers,
     Kind::Counts,
     Kind::Reindent,
@@ -78,6 +82,8 @@ pub const KINDS: [Kind; 19] = [
     Kind::TruncatedFence,
     Kind::TruncatedBetweenChanges,
     Kind::HunksReversed,
+    Kind::Elided,
+    Kind::NumberedLines,
 ];
 
 impl Kind {
@@ -102,6 +108,8 @@ impl Kind {
             Kind::TruncatedFence => "truncated-fence",
             Kind::TruncatedBetweenChanges => "truncated-between-changes",
             Kind::HunksReversed => "hunks-reversed",
+            Kind::Elided => "elided",
+            Kind::NumberedLines => "numbered-lines",
         }
     }
 }
@@ -573,6 +581,53 @@ pub fn damage(kind: Kind, patch: &str, seed: u64) -> Option<(String, Option<(Str
             // The counts the model wrote before it was cut off: the whole hunk's.
             let text = render_with_counts(&files, patch);
             return Some((format!("<patch>\n{text}"), None));
+        }
+        Kind::Elided => {
+            let runs = |h: &Hunk| {
+                h.lines
+                    .windows(3)
+                    .position(|w| w.iter().all(|l| l.starts_with('+') && any_text(l)))
+            };
+            let (fi, hi) = pick(&mut rng, &eligible(&files, |h| runs(h).is_some()))?;
+            let marker = if files[fi].path.ends_with(".py") {
+                "#"
+            } else {
+                "//"
+            };
+            let h = &mut files[fi].hunks[hi];
+            let at = runs(h)?;
+            let end = at
+                + h.lines[at..]
+                    .iter()
+                    .take_while(|l| l.starts_with('+'))
+                    .count();
+            let ind = " ".repeat(indent_of(&h.lines[at][1..]));
+            h.lines.splice(
+                at + 1..end,
+                [format!("+{ind}{marker} ... existing code ...")],
+            );
+            shift_numbers(&mut files, &mut rng);
+        }
+        Kind::NumberedLines => {
+            for f in files.iter_mut().filter(|f| !f.created) {
+                for h in &mut f.hunks {
+                    let (mut old, mut new) = (h.old_start, h.new_start);
+                    for l in &mut h.lines {
+                        let (p, body) = l.split_at(1.min(l.len()));
+                        let n = if p == "+" { new } else { old };
+                        match p {
+                            " " => {
+                                old += 1;
+                                new += 1;
+                            }
+                            "-" => old += 1,
+                            "+" => new += 1,
+                            _ => continue,
+                        }
+                        *l = format!("{p}{n}| {body}");
+                    }
+                }
+            }
         }
         Kind::HunksReversed => {
             let f = files.iter_mut().find(|f| f.hunks.len() > 1)?;

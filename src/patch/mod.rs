@@ -37,6 +37,7 @@ mod model;
 mod parse;
 mod paths;
 mod process;
+mod shortcuts;
 mod syntax;
 mod text;
 

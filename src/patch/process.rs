@@ -19,6 +19,7 @@ use crate::patch::model::{
 };
 use crate::patch::parse::{FilePatch, parse};
 use crate::patch::paths::{FileSource, PathRules, RepoDir};
+use crate::patch::shortcuts::shortcut;
 use crate::policy::Issue;
 
 /// Process one raw model answer against the repository at `repo`.
@@ -344,6 +345,9 @@ fn evaluate_with(
             if ending == Ending::CutOff
                 && let Some(issue) = cut_inside_last_hunk(&files)
             {
+                return Ok(PatchReport::rejected(vec![issue]));
+            }
+            if let Some(issue) = shortcut(&files) {
                 return Ok(PatchReport::rejected(vec![issue]));
             }
             if ending == Ending::Bare
