@@ -234,13 +234,21 @@ impl PostApplyCheck for TabIndent {
             if !syntax::indentation_matters(&c.path) {
                 continue;
             }
-            let tabbed = |l: &&str| l.starts_with('\t');
-            if before.lines().any(|l| tabbed(&l))
-                || before.lines().filter(|l| l.starts_with(' ')).count() < MIN_SPACE_INDENTED
-            {
+            // Whole-file scans for a line start, so substring searches rather than line loops.
+            // Tabs are rare in such files, so finding each is cheap.
+            let first_line_with = |t: &str, lead: u8| {
+                let b = t.as_bytes();
+                t.match_indices(lead as char)
+                    .map(|(at, _)| at)
+                    .find(|&at| at == 0 || b[at - 1] == b'\n')
+                    .map(|at| b[..at].iter().filter(|&&c| c == b'\n').count())
+            };
+            let space_indented = usize::from(before.starts_with(' '))
+                + before.matches("\n ").take(MIN_SPACE_INDENTED).count();
+            if first_line_with(&before, b'\t').is_some() || space_indented < MIN_SPACE_INDENTED {
                 continue;
             }
-            if let Some(line) = after.lines().position(|l| tabbed(&l)) {
+            if let Some(line) = first_line_with(&after, b'\t') {
                 issues.push(
                     Issue::new(
                         self.id(),

@@ -93,7 +93,7 @@ pub(crate) fn first_error(text: &str) -> Option<IndentError> {
     if text.starts_with('\u{feff}') {
         s.i = '\u{feff}'.len_utf8();
     }
-    s.file().err()
+    s.file().err().map(|e| *e)
 }
 
 struct Scanner<'a> {
@@ -113,23 +113,64 @@ struct Quote {
 }
 
 fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+    matches!(CLASS[c as usize], Class::Ident)
 }
+
+/// What a byte can start, for the scanner's main loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Space,
+    Newline,
+    Hash,
+    Backslash,
+    Quote,
+    Open,
+    Close,
+    /// A name or number character (non-ASCII bytes count: names may be Unicode).
+    Ident,
+    /// Any other operator or punctuation.
+    Other,
+}
+
+const CLASS: [Class; 256] = {
+    let mut t = [Class::Other; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = match b {
+            b' ' | b'\t' | b'\x0c' => Class::Space,
+            b'\n' | b'\r' => Class::Newline,
+            b'#' => Class::Hash,
+            b'\\' => Class::Backslash,
+            b'"' | b'\'' => Class::Quote,
+            b'(' | b'[' | b'{' => Class::Open,
+            b')' | b']' | b'}' => Class::Close,
+            b'_' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | 0x80..=0xff => Class::Ident,
+            _ => Class::Other,
+        };
+        c += 1;
+    }
+    t
+};
 
 /// The prefix flags `(raw, formatted)` when `word` is a string prefix Python accepts.
 fn string_prefix(word: &[u8]) -> Option<(bool, bool)> {
-    let lower: Vec<u8> = word.iter().map(u8::to_ascii_lowercase).collect();
-    match lower.as_slice() {
-        b"r" => Some((true, false)),
-        b"u" | b"b" => Some((false, false)),
-        b"br" | b"rb" => Some((true, false)),
-        b"f" | b"t" => Some((false, true)),
-        b"fr" | b"rf" | b"tr" | b"rt" => Some((true, true)),
+    let lower = |i: usize| word.get(i).map(u8::to_ascii_lowercase);
+    match (word.len(), lower(0), lower(1)) {
+        (1, Some(b'r'), _) => Some((true, false)),
+        (1, Some(b'u' | b'b'), _) => Some((false, false)),
+        (1, Some(b'f' | b't'), _) => Some((false, true)),
+        (2, Some(b'b'), Some(b'r')) | (2, Some(b'r'), Some(b'b')) => Some((true, false)),
+        (2, Some(b'f' | b't'), Some(b'r')) | (2, Some(b'r'), Some(b'f' | b't')) => {
+            Some((true, true))
+        }
         _ => None,
     }
 }
 
-type Step = Result<(), IndentError>;
+/// Errors are boxed: the scanner returns a result per token, and the common case must stay
+/// small.
+type Step = Result<(), Box<IndentError>>;
 
 impl Scanner<'_> {
     fn peek(&self) -> Option<u8> {
@@ -141,7 +182,7 @@ impl Scanner<'_> {
     }
 
     fn fail(&self, line: u64, problem: Problem) -> Step {
-        Err(IndentError { line, problem })
+        Err(Box::new(IndentError { line, problem }))
     }
 
     /// Consume one line ending (`\n`, `\r\n` or a lone `\r`, which CPython reads as `\n`).
@@ -154,12 +195,11 @@ impl Scanner<'_> {
     }
 
     fn skip_comment(&mut self) {
-        while let Some(c) = self.peek() {
-            if c == b'\n' || c == b'\r' {
-                break;
-            }
-            self.i += 1;
-        }
+        let rest = self.b.get(self.i..).unwrap_or_default();
+        self.i += rest
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .unwrap_or(rest.len());
     }
 
     fn is_newline(c: Option<u8>) -> bool {
@@ -251,43 +291,50 @@ impl Scanner<'_> {
 
     /// The rest of a logical line, through its newline; returns the line of its last
     /// token when that token is a `:` (a block header).
-    fn logical_line(&mut self) -> Result<Option<u64>, IndentError> {
+    fn logical_line(&mut self) -> Result<Option<u64>, Box<IndentError>> {
+        let b = self.b;
         let mut depth = 0usize;
         let mut last = 0u8;
         let mut last_line = self.line;
-        while let Some(c) = self.peek() {
-            match c {
-                b'\n' | b'\r' => {
+        // The whole file goes through this loop, so bytes are classified by a table and
+        // names are skipped in one run.
+        while let Some(&c) = b.get(self.i) {
+            match CLASS[c as usize] {
+                Class::Space => self.i += 1,
+                Class::Other => {
+                    self.i += 1;
+                    last = c;
+                    last_line = self.line;
+                }
+                Class::Newline => {
                     self.newline();
                     if depth == 0 {
                         break;
                     }
-                    continue;
                 }
-                b'#' => {
-                    self.skip_comment();
-                    continue;
-                }
-                b'\\' if Self::is_newline(self.at(1)) => {
+                Class::Hash => self.skip_comment(),
+                Class::Backslash if Self::is_newline(self.at(1)) => {
                     self.i += 1;
                     self.newline();
-                    continue;
                 }
-                b' ' | b'\t' | b'\x0c' => {
+                Class::Backslash => {
                     self.i += 1;
-                    continue;
+                    last = c;
+                    last_line = self.line;
                 }
-                _ => {}
+                Class::Ident | Class::Quote | Class::Open | Class::Close => {
+                    last_line = self.line;
+                    last = self.token(&mut depth, 0)?;
+                }
             }
-            last_line = self.line;
-            last = self.token(&mut depth, 0)?;
         }
         Ok((last == b':').then_some(last_line))
     }
 
     /// One token that is not whitespace, a comment or a line ending; returns a byte that
     /// stands for it (the character itself for operators, `"` for a string, `a` for a name).
-    fn token(&mut self, depth: &mut usize, nesting: usize) -> Result<u8, IndentError> {
+    #[inline]
+    fn token(&mut self, depth: &mut usize, nesting: usize) -> Result<u8, Box<IndentError>> {
         let Some(c) = self.peek() else {
             return Ok(0);
         };
@@ -308,12 +355,16 @@ impl Scanner<'_> {
             }
             c if is_ident_byte(c) => {
                 let start = self.i;
-                while self.peek().is_some_and(is_ident_byte) {
-                    self.i += 1;
+                let rest = self.b.get(start..).unwrap_or_default();
+                self.i += rest
+                    .iter()
+                    .position(|&b| !is_ident_byte(b))
+                    .unwrap_or(rest.len());
+                // Most names are not followed by a quote: look at the name only when one is.
+                if !matches!(self.peek(), Some(b'"' | b'\'')) || c.is_ascii_digit() {
+                    return Ok(b'a');
                 }
-                let word = &self.b[start..self.i];
-                let quote_next = matches!(self.peek(), Some(b'"' | b'\''));
-                match string_prefix(word).filter(|_| quote_next && !c.is_ascii_digit()) {
+                match string_prefix(&self.b[start..self.i]) {
                     Some((raw, fmt)) => {
                         self.string(raw, fmt, nesting)?;
                         Ok(b'"')
