@@ -19,7 +19,7 @@ use crate::patch::model::{
 };
 use crate::patch::parse::{FilePatch, parse};
 use crate::patch::paths::{FileSource, PathRules, RepoDir};
-use crate::patch::shortcuts::shortcut;
+use crate::patch::shortcuts::{elided_edit, shortcut};
 use crate::policy::Issue;
 
 /// Process one raw model answer against the repository at `repo`.
@@ -230,6 +230,10 @@ impl Work<'_> {
         let Some(path) = self.checked(&e.path) else {
             return Ok(());
         };
+        if let Some(issue) = elided_edit(&path, n, &e.old_text, &e.new_text) {
+            self.issues.push(issue);
+            return Ok(());
+        }
         let current = self.current(&path)?;
         match (current, e.old_text.is_empty()) {
             (None, true) => {

@@ -179,6 +179,36 @@ fn elided(path: &str, n: usize, h: &Hunk) -> Option<Issue> {
     None
 }
 
+/// The same rule for a structured edit: a placeholder in `new_text` that `old_text` does not
+/// have, unless the edit keeps every line of `old_text` and the placeholder is followed only
+/// by kept lines (the rest it refers to is there).
+pub(crate) fn elided_edit(path: &str, n: usize, old: &str, new: &str) -> Option<Issue> {
+    let kept = |l: &str| old.lines().any(|o| o.trim() == l.trim());
+    let lines: Vec<&str> = new.lines().collect();
+    let at = lines.iter().position(|l| placeholder(l) && !kept(l))?;
+    let keeps_all = old
+        .lines()
+        .filter(|o| !o.trim().is_empty())
+        .all(|o| lines.iter().any(|l| l.trim() == o.trim()));
+    let rest_kept = lines[at + 1..]
+        .iter()
+        .all(|l| l.trim().is_empty() || kept(l));
+    if !old.trim().is_empty() && keeps_all && rest_kept && at + 1 < lines.len() {
+        return None;
+    }
+    Some(
+        Issue::new(
+            "check.placeholder",
+            format!(
+                "edit {n} of {path}: new_text has {:?}, which stands for code left out; write \
+                 out every line it keeps or adds, in full",
+                quoted(lines[at])
+            ),
+        )
+        .at_path(path),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +261,21 @@ mod tests {
         // A table whose rows happen to start with numbers and a `|`, once, is data.
         let table = "--- a/t.md\n+++ b/t.md\n@@ -1,2 +1,3 @@\n | a | b |\n |---|---|\n+| 1 | 2 |\n";
         assert_eq!(rules(table), None);
+    }
+
+    #[test]
+    fn an_edit_whose_new_text_leaves_code_out_is_refused() {
+        let old = "def f():\n    a = 1\n    b = 2\n";
+        let rule = |new: &str| elided_edit("m.py", 1, old, new).map(|i| i.rule);
+        assert_eq!(
+            rule("def f():\n    a = 3\n    # ... existing code ...\n").as_deref(),
+            Some("check.placeholder")
+        );
+        // Every old line kept, the placeholder followed by kept lines: only a comment.
+        assert_eq!(
+            rule("def f():\n    x = 0\n    # rest of the code unchanged\n    a = 1\n    b = 2\n"),
+            None
+        );
+        assert_eq!(rule("def f():\n    a = 1\n    b = 20\n"), None);
     }
 }
