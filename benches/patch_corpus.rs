@@ -6,6 +6,11 @@
 //! an added block duplicating its neighbours, a change with no matching context on either
 //! side). Gold patches are compared byte for byte with `git apply` run on a temporary copy
 //! (the bench may run git; the product never does), and `vectors.jsonl` with `git_strict`.
+//!
+//! Last, every gold patch is damaged the way models damage patches (`damage.rs`) and
+//! replayed: how many damaged patches efix accepts, and how many of those acceptances are
+//! harmful (`EFIX_BENCH_NO_DAMAGE=1` skips this; `EFIX_BENCH_DAMAGE_DUMP=DIR` writes every
+//! harmful acceptance and every refusal there).
 
 #![expect(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 #![expect(
@@ -547,7 +552,9 @@ fn main() {
         }
     }
     vectors(&dir.join("vectors.jsonl"), &policy);
-    damaged(&records, &inputs, &policy);
+    if std::env::var_os("EFIX_BENCH_NO_DAMAGE").is_none() {
+        damaged(&records, &inputs, &policy);
+    }
 }
 
 /// Gold patches damaged the way models damage them (see `damage.rs`): how many efix accepts,
