@@ -325,6 +325,8 @@ pub fn damage(kind: Kind, patch: &str, seed: u64) -> Option<(String, Option<(Str
     }
     let mut rng = Rng::new(seed ^ (kind as u64) << 32);
     let any_text = |l: &str| !l[1.min(l.len())..].trim().is_empty();
+    // A non-blank context line, which the damages that move context need.
+    let text_context = |l: &String| l.starts_with(' ') && any_text(l);
     match kind {
         Kind::LineNumbers => shift_numbers(&mut files, &mut rng),
         Kind::Counts => {
@@ -342,9 +344,7 @@ pub fn damage(kind: Kind, patch: &str, seed: u64) -> Option<(String, Option<(Str
         Kind::Reindent | Kind::ReindentOneAnchor => {
             let (fi, hi) = pick(
                 &mut rng,
-                &eligible(&files, |h| {
-                    h.lines.iter().any(|l| l.starts_with(' ') && any_text(l))
-                }),
+                &eligible(&files, |h| h.lines.iter().any(text_context)),
             )?;
             let h = &mut files[fi].hunks[hi];
             if kind == Kind::ReindentOneAnchor {
@@ -449,13 +449,11 @@ pub fn damage(kind: Kind, patch: &str, seed: u64) -> Option<(String, Option<(Str
         Kind::ContextOffByOne => {
             let (fi, hi) = pick(
                 &mut rng,
-                &eligible(&files, |h| {
-                    h.lines.iter().any(|l| l.starts_with(' ') && any_text(l))
-                }),
+                &eligible(&files, |h| h.lines.iter().any(text_context)),
             )?;
             let h = &mut files[fi].hunks[hi];
             let ks: Vec<usize> = (0..h.lines.len())
-                .filter(|&k| h.lines[k].starts_with(' ') && any_text(&h.lines[k]))
+                .filter(|&k| text_context(&h.lines[k]))
                 .collect();
             let k = ks[rng.below(ks.len())];
             h.lines[k] = format!("  {}", &h.lines[k][1..]);
@@ -543,10 +541,7 @@ pub fn damage(kind: Kind, patch: &str, seed: u64) -> Option<(String, Option<(Str
             // Cut after a `+` line that still has lines of its hunk after it.
             let cuts: Vec<usize> = (0..h.lines.len().saturating_sub(1))
                 .filter(|&k| {
-                    h.lines[k].starts_with('+')
-                        && h.lines[k + 1..]
-                            .iter()
-                            .any(|l| l.starts_with(' ') && any_text(l))
+                    h.lines[k].starts_with('+') && h.lines[k + 1..].iter().any(text_context)
                 })
                 .collect();
             if cuts.is_empty() || f.created {

@@ -473,21 +473,8 @@ mod tests {
                     diff --git a/d b/d\ndeleted file mode 100644\n\
                     diff --git a/o b/r\nsimilarity index 100%\nrename from o\nrename to r\n\
                     diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n";
-        let files = parse(diff).unwrap_or_default();
-        let summary: Vec<_> = files
-            .iter()
-            .map(|f| {
-                (
-                    f.old_path.clone(),
-                    f.new_path.clone(),
-                    f.rename,
-                    f.binary,
-                    f.hunks.len(),
-                )
-            })
-            .collect();
         assert_eq!(
-            summary,
+            headers(diff),
             vec![
                 (None, Some("n".into()), false, false, 1),
                 (Some("d".into()), None, false, false, 0),
@@ -519,27 +506,34 @@ mod tests {
                     rename to \"x\\ty.py\"\n\
                     diff --git \"a/q\\\"uote.py\" \"b/q\\\"uote.py\"\n\
                     deleted file mode 100644\n";
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            headers(diff),
+            vec![
+                (some("é.py"), some("ñew.py"), true, false, 1),
+                (some("déjà vu.py"), some("déjà vu.py"), false, false, 1),
+                (some("plain.py"), some("x\ty.py"), true, false, 0),
+                (some("q\"uote.py"), None, false, false, 0),
+            ]
+        );
+    }
+
+    type Header = (Option<String>, Option<String>, bool, bool, usize);
+
+    /// Each parsed file's paths, rename and binary flags, and hunk count.
+    fn headers(diff: &str) -> Vec<Header> {
         let files = parse(diff).unwrap_or_default();
-        let summary: Vec<_> = files
+        files
             .iter()
             .map(|f| {
                 (
                     f.old_path.clone(),
                     f.new_path.clone(),
                     f.rename,
+                    f.binary,
                     f.hunks.len(),
                 )
             })
-            .collect();
-        let some = |s: &str| Some(s.to_owned());
-        assert_eq!(
-            summary,
-            vec![
-                (some("é.py"), some("ñew.py"), true, 1),
-                (some("déjà vu.py"), some("déjà vu.py"), false, 1),
-                (some("plain.py"), some("x\ty.py"), true, 0),
-                (some("q\"uote.py"), None, false, 0),
-            ]
-        );
+            .collect()
     }
 }

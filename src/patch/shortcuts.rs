@@ -5,10 +5,8 @@
 //! It reads parsed hunks only; it does not look at the files.
 
 use crate::patch::parse::{FilePatch, Hunk, Kind};
+use crate::patch::text::quoted;
 use crate::policy::Issue;
-
-/// How much of a line an issue message quotes.
-const MAX_QUOTED: usize = 80;
 
 /// The first shortcut in the parsed answer, as an issue.
 pub(crate) fn shortcut(files: &[FilePatch]) -> Option<Issue> {
@@ -21,14 +19,6 @@ pub(crate) fn shortcut(files: &[FilePatch]) -> Option<Issue> {
         }
     }
     None
-}
-
-fn quoted(line: &str) -> String {
-    let t = line.trim();
-    match t.char_indices().nth(MAX_QUOTED) {
-        Some((cut, _)) => format!("{}...", &t[..cut]),
-        None => t.to_owned(),
-    }
 }
 
 /// The number of a line copied from the prompt's numbered files (`12| code`), if it is one.

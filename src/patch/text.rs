@@ -121,6 +121,16 @@ pub(crate) fn lossless_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A line as a message quotes it: trimmed, and cut after 80 characters.
+pub(crate) fn quoted(line: &str) -> String {
+    const MAX_QUOTED: usize = 80;
+    let t = line.trim();
+    match t.char_indices().nth(MAX_QUOTED) {
+        Some((cut, _)) => format!("{}...", &t[..cut]),
+        None => t.to_owned(),
+    }
+}
+
 /// Trim both ends and make every inner whitespace run one space.
 pub(crate) fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
