@@ -6,7 +6,7 @@
 //! only holds the checks that need the whole patch or its result.
 
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
-use crate::patch::syntax::{self, Broken};
+use crate::patch::syntax::{self, Broken, Unreachable};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
 use crate::policy::tests::{is_test_path, weakened_tests};
@@ -159,7 +159,8 @@ impl PostApplyCheck for Tests {
     }
 }
 
-/// A file that parsed before must parse after; a new file must parse.
+/// A file that parsed before must parse after; a new file must parse. In Python, a statement
+/// the patch left unreachable is `check.unreachable` (found by the same scan).
 struct Syntax;
 
 impl PostApplyCheck for Syntax {
@@ -178,7 +179,11 @@ impl PostApplyCheck for Syntax {
             let (Some(after), before) = (text(c.after.as_ref()), text(c.before.as_ref())) else {
                 continue;
             };
-            let Some(broken) = syntax::introduced(&c.path, before.as_deref(), &after) else {
+            let review = syntax::review(&c.path, before.as_deref(), &after);
+            let Some(broken) = review.broken else {
+                if let Some(u) = review.unreachable {
+                    issues.push(unreachable_issue(&c.path, &after, u));
+                }
                 continue;
             };
             let message = match &broken {
@@ -266,6 +271,25 @@ impl PostApplyCheck for TabIndent {
         }
         issues
     }
+}
+
+fn unreachable_issue(path: &str, after: &str, u: Unreachable) -> Issue {
+    let ender = after
+        .lines()
+        .nth((u.ender - 1) as usize)
+        .unwrap_or("")
+        .trim();
+    Issue::new(
+        "check.unreachable",
+        format!(
+            "{path} line {}: this statement can never run: line {} ({ender:?}) ends the block \
+             at the same indentation; indent the line under the block it belongs to, or drop \
+             it if it repeats what that block already does",
+            u.line, u.ender
+        ),
+    )
+    .at_path(path.to_owned())
+    .at_line(u.line)
 }
 
 pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {

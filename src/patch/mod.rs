@@ -31,9 +31,11 @@
 //!   `edit.already-applied`, `edit.file-exists`;
 //! - checks: `check.max-files`, `check.max-loc`, `check.deleted-test`, `check.skipped-test`,
 //!   `check.syntax` (the grammar, and for Python CPython's indentation rules, naming the
-//!   line), `check.tab-indent` (tabs added to a Python file indented with spaces),
-//!   `check.placeholder` (a comment that stands for code left out), `check.no-effect` (with
-//!   outcome `no_change`), `delete.not-allowed`.
+//!   line), `check.unreachable` (a Python statement the patch left right after a `return`,
+//!   `raise`, `continue` or `break` at the same depth: a line one block too deep or too
+//!   shallow, or a repeated `return`), `check.tab-indent` (tabs added to a Python file
+//!   indented with spaces), `check.placeholder` (a comment that stands for code left out),
+//!   `check.no-effect` (with outcome `no_change`), `delete.not-allowed`.
 //!
 //! The ladder of tolerances is [`Level`]; a hunk's level is the first at which it matches,
 //! and more than one match at that level is a rejection.

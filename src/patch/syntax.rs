@@ -29,7 +29,7 @@
 
 mod python_indent;
 
-pub(crate) use python_indent::IndentError;
+pub(crate) use python_indent::{IndentError, Unreachable};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -137,17 +137,83 @@ impl Broken {
 /// indentation rules for Python files that kept them before (a linear scan of the whole
 /// file, cheap next to a parse), then the grammar.
 pub(crate) fn introduced(path: &str, before: Option<&str>, after: &str) -> Option<Broken> {
-    if indentation_matters(path)
-        && let Some(e) = python_indent::first_error(after)
-        && before.is_none_or(|b| python_indent::first_error(b).is_none())
-    {
-        return Some(Broken::Indent(e));
+    review(path, before, after).broken
+}
+
+/// What the syntax check finds in one file after the patch.
+#[derive(Debug, Default)]
+pub(crate) struct Review {
+    /// What the patch broke, if anything.
+    pub broken: Option<Broken>,
+    /// In a Python file that still keeps CPython's indentation rules, the first statement
+    /// the patch left unreachable.
+    pub unreachable: Option<Unreachable>,
+}
+
+/// [`introduced`], and from the same scan of a Python file the first statement the patch
+/// left unreachable: one whose two lines (the block's `return`, `raise`, `continue` or
+/// `break`, and the statement after it at the same depth), compared trimmed, the file did
+/// not already have. Added lines indented one block too deep or too shallow end up there.
+pub(crate) fn review(path: &str, before: Option<&str>, after: &str) -> Review {
+    let mut review = Review::default();
+    if indentation_matters(path) {
+        let before_scan = || before.map(python_indent::scan);
+        match python_indent::scan(after) {
+            Err(e) => {
+                if before_scan().is_none_or(|b| b.is_ok()) {
+                    review.broken = Some(Broken::Indent(e));
+                    return review;
+                }
+            }
+            Ok(found) if !found.is_empty() => match before_scan() {
+                Some(Err(_)) => {}
+                had => review.unreachable = new_unreachable(before, had, after, found),
+            },
+            Ok(_) => {}
+        }
     }
     let line = match before {
         Some(b) => introduced_error(path, b, after),
         None => error_in_new_file(path, after),
-    }?;
-    Some(Broken::Parse { line })
+    };
+    review.broken = line.map(|line| Broken::Parse { line });
+    review
+}
+
+/// The first of `found` (the after text's unreachable statements) that `before` did not
+/// have (`had`: its scan).
+fn new_unreachable(
+    before: Option<&str>,
+    had: Option<Result<Vec<Unreachable>, IndentError>>,
+    after: &str,
+    found: Vec<Unreachable>,
+) -> Option<Unreachable> {
+    let pair = |lines: &[&str], u: &Unreachable| {
+        let line = |n: u64| {
+            lines
+                .get((n - 1) as usize)
+                .map_or("", |l| l.trim())
+                .to_owned()
+        };
+        (line(u.ender), line(u.line))
+    };
+    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    if let (Some(b), Some(Ok(had))) = (before, had) {
+        let lines: Vec<&str> = b.lines().collect();
+        for u in &had {
+            *counts.entry(pair(&lines, u)).or_default() += 1;
+        }
+    }
+    let lines: Vec<&str> = after.lines().collect();
+    found
+        .into_iter()
+        .find(|u| match counts.get_mut(&pair(&lines, u)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
 }
 
 /// Files up to this size are parsed whole when the changed window is not self-contained.
@@ -434,6 +500,33 @@ fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_the_patch_left_unreachable_is_reported_only_when_new() {
+        let before = "def f(x):\n    return x\n    old()\n\n\ndef g():\n    pass\n";
+        let unreachable = |after: &str| review("m.py", Some(before), after).unreachable;
+        // The dead line the file already had is not the patch's doing.
+        assert_eq!(
+            unreachable("def f(x):\n    return x\n    old()\n\n\ndef g():\n    return 1\n"),
+            None
+        );
+        assert_eq!(
+            unreachable(
+                "def f(x):\n    return x\n    old()\n\n\ndef g():\n    return 1\n    h()\n"
+            ),
+            Some(Unreachable { ender: 7, line: 8 })
+        );
+        assert!(
+            review("m.py", None, "def f():\n    raise E\n    g()\n")
+                .unreachable
+                .is_some()
+        );
+        assert!(
+            review("m.js", None, "function f() {\n  return 1\n  g()\n}\n")
+                .unreachable
+                .is_none()
+        );
+    }
 
     #[test]
     fn an_error_introduced_by_the_patch_is_found_at_its_line() {

@@ -12,6 +12,10 @@
 //! The parser's two indentation errors are decided from the tokens as the grammar does: an
 //! indent is allowed only after a logical line that ends with `:`, and such a line needs one.
 //!
+//! On the way it notes statements that cannot run: a logical line right after a `return`,
+//! `raise`, `continue` or `break` at the same depth (CPython compiles them; they are what a
+//! line indented one block too deep or too shallow looks like).
+//!
 //! It only reads text; whether the problem is new is the caller's question.
 
 /// CPython's tab stop for `col`.
@@ -83,24 +87,40 @@ impl Problem {
     }
 }
 
-/// The first indentation problem in `text` (a Python source), if any.
-pub(crate) fn first_error(text: &str) -> Option<IndentError> {
+/// A statement that cannot run: the 1-based lines of the `return`, `raise`, `continue` or
+/// `break` that ends its block, and of the statement after it at the same depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unreachable {
+    pub ender: u64,
+    pub line: u64,
+}
+
+/// The whole file's scan: its unreachable statements, or its first indentation problem.
+pub(crate) fn scan(text: &str) -> Result<Vec<Unreachable>, IndentError> {
     let mut s = Scanner {
         b: text.as_bytes(),
         i: 0,
         line: 1,
+        unreachable: Vec::new(),
     };
     if text.starts_with('\u{feff}') {
         s.i = '\u{feff}'.len_utf8();
     }
-    s.file().err().map(|e| *e)
+    match s.file() {
+        Ok(()) => Ok(s.unreachable),
+        Err(e) => Err(*e),
+    }
 }
 
 struct Scanner<'a> {
     b: &'a [u8],
     i: usize,
     line: u64,
+    unreachable: Vec<Unreachable>,
 }
+
+/// Keywords whose statement ends its block.
+const ENDERS: [&[u8]; 4] = [b"return", b"raise", b"continue", b"break"];
 
 /// A string's opening: quote character, triple or not, raw, formatted (f or t prefix).
 #[derive(Debug, Clone, Copy)]
@@ -110,6 +130,16 @@ struct Quote {
     raw: bool,
     fmt: bool,
     start: u64,
+}
+
+/// The name that starts at `i` (empty when none does).
+fn word_at(b: &[u8], i: usize) -> &[u8] {
+    let rest = b.get(i..).unwrap_or_default();
+    let n = rest
+        .iter()
+        .position(|&c| !is_ident_byte(c))
+        .unwrap_or(rest.len());
+    &rest[..n]
 }
 
 fn is_ident_byte(c: u8) -> bool {
@@ -212,6 +242,8 @@ impl Scanner<'_> {
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         // The line of a logical line that ended with `:` and still waits for its block.
         let mut header: Option<u64> = None;
+        // The column and line of the last logical line when it ends its block.
+        let mut ender: Option<(usize, u64)> = None;
         while self.peek().is_some() {
             let (col, altcol) = self.indentation();
             if matches!(self.peek(), None | Some(b'#' | b'\n' | b'\r')) {
@@ -252,6 +284,15 @@ impl Scanner<'_> {
                     return self.fail(line, Problem::Expected { header: h });
                 }
             }
+            let word = word_at(self.b, self.i);
+            if let Some((c, l)) = ender
+                && c == col
+                // `return` then `yield` is the idiom for an empty generator.
+                && word != b"yield"
+            {
+                self.unreachable.push(Unreachable { ender: l, line });
+            }
+            ender = ENDERS.contains(&word).then_some((col, line));
             header = self.logical_line()?;
         }
         match header {

@@ -1,7 +1,7 @@
 use super::*;
 
 fn check(text: &str) -> Option<(u64, Problem)> {
-    first_error(text).map(|e| (e.line, e.problem))
+    scan(text).err().map(|e| (e.line, e.problem))
 }
 
 #[test]
@@ -363,4 +363,33 @@ fn generated_programs_get_cpythons_verdict() {
         "{counts:?}"
     );
     eprintln!("CPython's verdicts on the generated programs: {counts:?}");
+}
+
+#[test]
+fn statements_right_after_a_block_ending_statement_are_noted() {
+    let pairs = |text: &str| -> Vec<(u64, u64)> {
+        scan(text)
+            .map(|v| v.iter().map(|u| (u.ender, u.line)).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(pairs("def f(x):\n    return x\n    y = 1\n"), vec![(2, 3)]);
+    // The statement after a return that spans lines, after a blank and a comment line.
+    assert_eq!(
+        pairs("def f(x):\n    return (x +\n        1)\n\n    # n\n    y = 1\n"),
+        vec![(2, 6)]
+    );
+    assert_eq!(
+        pairs("for x in y:\n    if x:\n        continue\n        z()\n    break\n"),
+        vec![(3, 4)]
+    );
+    // Code after the block, `return` then `yield` (an empty generator), a name that starts
+    // like a keyword, and a one-line `if x: return` run.
+    for text in [
+        "def f(x):\n    if x:\n        return 1\n    return 2\n",
+        "def f():\n    return\n    yield\n",
+        "def f():\n    returned = 1\n    raised = 2\n",
+        "def f(x):\n    if x: return 1\n    return 2\n",
+    ] {
+        assert_eq!(pairs(text), vec![], "{text:?}");
+    }
 }
