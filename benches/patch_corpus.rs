@@ -6,6 +6,11 @@
 //! an added block duplicating its neighbours, a change with no matching context on either
 //! side). Gold patches are compared byte for byte with `git apply` run on a temporary copy
 //! (the bench may run git; the product never does), and `vectors.jsonl` with `git_strict`.
+//!
+//! Last, every gold patch is damaged the way models damage patches (`damage.rs`) and
+//! replayed: how many damaged patches efix accepts, and how many of those acceptances are
+//! harmful (`EFIX_BENCH_NO_DAMAGE=1` skips this; `EFIX_BENCH_DAMAGE_DUMP=DIR` writes every
+//! harmful acceptance and every refusal there).
 
 #![expect(clippy::print_stdout, reason = "a bench binary reports on stdout")]
 #![expect(
@@ -13,6 +18,9 @@
     clippy::expect_used,
     reason = "a bench binary may stop on bad data"
 )]
+
+#[path = "patch_corpus/damage.rs"]
+mod damage;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -544,6 +552,77 @@ fn main() {
         }
     }
     vectors(&dir.join("vectors.jsonl"), &policy);
+    if std::env::var_os("EFIX_BENCH_NO_DAMAGE").is_none() {
+        damaged(&records, &inputs, &policy);
+    }
+}
+
+/// Gold patches damaged the way models damage them (see `damage.rs`): how many efix accepts,
+/// and how many of those acceptances are harmful (a result other than the gold one).
+fn damaged(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: &PatchPolicy) {
+    let gold: Vec<damage::Gold> = records
+        .iter()
+        .zip(inputs)
+        .filter(|(_, (source, _, _))| source.starts_with("gold"))
+        .filter_map(|(r, (_, _, files))| {
+            let patch = r["patch"].as_str()?.to_owned();
+            // The intended result: the gold patch as efix applies it, byte-identical to git
+            // (checked above).
+            let report = evaluate_without_post_checks(files, &patch, policy).ok()?;
+            if report.outcome != PatchOutcome::Applied {
+                return None;
+            }
+            let mut after = files.0.clone();
+            for c in &report.changes {
+                match &c.after {
+                    Some(a) => after.insert(c.path.clone(), a.clone()),
+                    None => after.remove(&c.path),
+                };
+            }
+            Some((r["id"].as_i64().unwrap_or(-1), patch, files.clone(), after))
+        })
+        .collect();
+    let dump = std::env::var_os("EFIX_BENCH_DAMAGE_DUMP").map(PathBuf::from);
+    if let Some(d) = &dump {
+        std::fs::create_dir_all(d).expect("create the damage dump folder");
+    }
+    let tallies = damage::run(&gold, policy, dump.as_deref());
+    println!(
+        "\n## gold patches damaged as models damage them ({} gold records)",
+        gold.len()
+    );
+    println!(
+        "  | damage | variants | applied as intended (of which AST-equal) | applied otherwise \
+         (harmful) | rejected (first rule) |"
+    );
+    println!("  |---|---|---|---|---|");
+    let (mut variants, mut harmful, mut intended) = (0, 0, 0);
+    for (kind, t) in &tallies {
+        variants += t.variants;
+        intended += t.intended;
+        harmful += t.harmful.len();
+        let shown: Vec<String> = t.harmful.iter().take(12).map(i64::to_string).collect();
+        let more = if t.harmful.len() > 12 { ", ..." } else { "" };
+        let rules: Vec<String> = t.rejected.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        println!(
+            "  | {} | {} | {} ({}) | {}{} | {} |",
+            kind.name(),
+            t.variants,
+            t.intended,
+            t.equivalent,
+            t.harmful.len(),
+            if shown.is_empty() {
+                String::new()
+            } else {
+                format!(" ({}{more})", shown.join(", "))
+            },
+            rules.join(", ")
+        );
+    }
+    println!(
+        "  | all | {variants} | {intended} | {harmful} | {} |",
+        variants - intended - harmful
+    );
 }
 
 fn vectors(path: &Path, policy: &PatchPolicy) {

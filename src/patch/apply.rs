@@ -13,16 +13,18 @@ use crate::patch::text::{Line, Lines, OutLine, indent_len, ws_runs_eq};
 use crate::policy::Issue;
 
 mod diagnose;
+mod duplicates;
 
 use diagnose::diagnose;
+use duplicates::{duplicated_block, near_repeat};
 
 /// How many candidate places an error message lists.
 const MAX_LISTED: usize = 5;
 /// Context lines the last ladder level may drop at a hunk's edges, in total.
 const MAX_DROPPED_CONTEXT: usize = 2;
-/// Added lines shorter than this (trimmed), such as `}` or `)`, may legitimately repeat a
-/// neighbour, so the duplicated-block guard ignores blocks made only of them.
-const MIN_DUPLICATE_LINE_LEN: usize = 4;
+/// A hunk shifted to another depth and anchored by a single matched line needs that line
+/// (trimmed) this long.
+const MIN_LONE_ANCHOR_LEN: usize = 20;
 
 /// The result of applying every hunk of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,16 +130,17 @@ pub(crate) fn apply_hunks(path: &str, before: &str, hunks: &[Hunk]) -> Result<Ap
         markers |= hunk.lines.iter().any(|l| l.no_eol);
         let (landing, trimmed, attempt) = land(path, &file, hunk, n, cursor, prev_hunk_line)?;
         for k in cursor..landing.start {
-            out.push(OutLine::kept(&file.lines[k]));
+            out.push(OutLine::kept(&file.lines[k], k));
         }
         let emitted = out.len();
         emit(&file, &trimmed, &landing, &mut out);
-        // Exact context pins a hunk; a fuzzy landing or a bare insertion does not, and that
-        // is where re-added neighbours come from.
-        let loose =
-            attempt.level > Level::Offset || (landing.map.is_empty() && !file.lines.is_empty());
+        // A hunk at exactly the place its header names is pinned twice over; anywhere else
+        // (its line numbers were wrong, or it has no context at all) is where re-added
+        // neighbours come from.
+        let bare = landing.map.is_empty() && !file.lines.is_empty();
+        let inexact = attempt.level > Level::Exact || bare;
         for l in &mut out[emitted..] {
-            l.loose = loose;
+            l.inexact = inexact;
         }
         cursor = landing.end;
         let line = (landing.start + 1) as u64;
@@ -152,9 +155,9 @@ pub(crate) fn apply_hunks(path: &str, before: &str, hunks: &[Hunk]) -> Result<Ap
         });
     }
     for k in cursor..file.lines.len() {
-        out.push(OutLine::kept(&file.lines[k]));
+        out.push(OutLine::kept(&file.lines[k], k));
     }
-    if let Some(issue) = duplicated_block(path, &out) {
+    if let Some(issue) = duplicated_block(path, &out).or_else(|| near_repeat(path, &out)) {
         return Err(Failure {
             issue,
             already_applied: false,
@@ -217,6 +220,17 @@ fn land(
     }
     let hint = hunk.old_start.saturating_sub(1);
     let mut starts = Starts::default();
+    // The first landing refused for resting on one short or common line, to explain a
+    // failure with.
+    let mut weak: Option<(usize, String)> = None;
+    // A hunk that ends in a change, with no context after it, ends the file (git's rule, and
+    // the exact level's). Models also leave out trailing context elsewhere, and over-declare
+    // counts, so only the last hunk of a bare diff (no closing tag or fence vouches for its
+    // end) with fewer lines than its header declares is held to it: that is what an answer
+    // cut off inside its last hunk looks like.
+    let cut_short = hunk.may_be_cut
+        && hunk.shorter_than_declared()
+        && hunk.lines.last().is_some_and(|l| l.kind != Kind::Context);
     for attempt in attempts() {
         let Some(lines) = trimmed(&hunk.lines, attempt.trim) else {
             continue;
@@ -248,9 +262,11 @@ fn land(
         }
         // With blank lines skippable, one place can be found from several starting blank
         // lines; it is the same place when the first non-blank matched line is the same.
+        // Landings that matched only blank lines are told apart by where they start: every
+        // run of blank lines would otherwise count as the same place.
         found.sort_by_key(|l| std::cmp::Reverse(l.map.iter().flatten().count()));
         let mut seen = std::collections::HashSet::new();
-        found.retain(|l| seen.insert(first_nonblank_match(file, l)));
+        found.retain(|l| seen.insert(first_nonblank_match(file, l).ok_or(l.start)));
         if found.len() > 1 {
             found.sort_by_key(|l| l.start.abs_diff(hint));
             let places: Vec<String> = found
@@ -272,10 +288,52 @@ fn land(
             ));
         }
         if let Some(l) = found.pop() {
+            if attempt.level > Level::Exact
+                && let Some(anchor) = weak_anchor(file, &old, &l.map, attempt)
+            {
+                weak.get_or_insert((l.start, anchor.to_owned()));
+                continue;
+            }
+            if cut_short && l.end != file.lines.len() {
+                return Err(fail(
+                    Issue::new(
+                        "contract.truncated",
+                        format!(
+                            "hunk {n} of {path}, the answer's last, stops after changed lines \
+                             with fewer lines than its header declares and lands at line {} \
+                             of {}, not at the end of the file: the answer looks cut off; \
+                             send it whole, with the context lines after the change",
+                            l.start + 1,
+                            file.lines.len()
+                        ),
+                    )
+                    .at_line((l.start + 1) as u64),
+                ));
+            }
             return Ok((l, lines, attempt));
         }
     }
-    Err(diagnose(path, file, hunk, n, cursor, prev_line))
+    let diagnosed = diagnose(path, file, hunk, n, cursor, prev_line);
+    if let Some((at, anchor)) = weak.filter(|_| !diagnosed.already_applied) {
+        let what = if anchor.is_empty() {
+            "only blank lines".to_owned()
+        } else {
+            format!("only the line {anchor:?}, which is short or occurs elsewhere too")
+        };
+        return Err(fail(
+            Issue::new(
+                "apply.weak-anchor",
+                format!(
+                    "hunk {n} of {path} matches near line {} by {what}, not where its header \
+                     says; quote more of the lines around the change, exactly as the numbered \
+                     file has them",
+                    at + 1
+                ),
+            )
+            .at_line((at + 1) as u64),
+        ));
+    }
+    Err(diagnosed)
 }
 
 fn first_nonblank_match(file: &Lines, l: &Landing) -> Option<usize> {
@@ -393,6 +451,35 @@ fn match_at(file: &Lines, p: usize, old: &[&HunkLine], a: Attempt) -> Option<Lan
         shift: shift.unwrap_or(0),
         indent_char,
     })
+}
+
+/// A landing away from where the header says rests on what matched: at least two non-blank
+/// context or `-` lines, or one that occurs once in the file whatever its indentation (a
+/// lone `"""` or `return self` that occurs elsewhere at another depth says little about
+/// where the model meant its lines to go). At the indentation level, where the depth itself
+/// is inferred from the match, that one line must also be long. `None` when the landing is
+/// firm, else the lone anchor's text (empty when only blank lines matched).
+fn weak_anchor<'h>(
+    file: &Lines,
+    old: &[&'h HunkLine],
+    map: &[Option<usize>],
+    attempt: Attempt,
+) -> Option<&'h str> {
+    let mut matched = old
+        .iter()
+        .zip(map)
+        .filter(|(h, m)| m.is_some() && !h.text.trim().is_empty())
+        .map(|(h, _)| *h);
+    match (matched.next(), matched.next()) {
+        (Some(_), Some(_)) => None,
+        (Some(h), None) => {
+            let line = h.text.trim();
+            let unique = file.lines.iter().filter(|l| l.text.trim() == line).count() == 1;
+            let long = line.chars().count() >= MIN_LONE_ANCHOR_LEN;
+            (!(unique && (long || !attempt.indent))).then_some(line)
+        }
+        _ => Some(""),
+    }
 }
 
 /// The file lines where a hunk's old side could start, per first line to match: every
@@ -513,22 +600,28 @@ fn line_eq(h: &HunkLine, fl: &Line, a: Attempt, shift: &mut Option<i64>, ch: &mu
 fn emit<'a>(file: &Lines<'a>, lines: &[HunkLine], landing: &Landing, out: &mut Vec<OutLine<'a>>) {
     let mut f = landing.start;
     let mut old_i = 0;
-    for h in lines {
+    // Whether each run of changed lines (between context lines) removes anything.
+    let mut replaces = Vec::with_capacity(lines.len());
+    for run in lines.chunk_by(|a, b| (a.kind == Kind::Context) == (b.kind == Kind::Context)) {
+        let removes = run.iter().any(|h| h.kind == Kind::Remove);
+        replaces.extend(std::iter::repeat_n(removes, run.len()));
+    }
+    for (h, &replaces) in lines.iter().zip(&replaces) {
         match h.kind {
             Kind::Add => {
                 let text = shifted(&h.text, landing.shift, landing.indent_char);
-                out.push(OutLine::added(text, h.no_eol));
+                out.push(OutLine::added(text, h.no_eol, replaces));
             }
             Kind::Context | Kind::Remove => {
                 let target = landing.map.get(old_i).copied().flatten();
                 old_i += 1;
                 let Some(t) = target else { continue };
                 while f < t {
-                    out.push(OutLine::kept(&file.lines[f]));
+                    out.push(OutLine::kept(&file.lines[f], f));
                     f += 1;
                 }
                 if h.kind == Kind::Context {
-                    let mut kept = OutLine::kept(&file.lines[t]);
+                    let mut kept = OutLine::kept(&file.lines[t], t);
                     if h.no_eol {
                         kept.eol = Some("");
                     }
@@ -539,7 +632,7 @@ fn emit<'a>(file: &Lines<'a>, lines: &[HunkLine], landing: &Landing, out: &mut V
         }
     }
     while f < landing.end {
-        out.push(OutLine::kept(&file.lines[f]));
+        out.push(OutLine::kept(&file.lines[f], f));
         f += 1;
     }
 }
@@ -555,61 +648,6 @@ fn shifted(text: &str, shift: i64, ch: char) -> String {
     let drop = (-shift) as usize;
     let lead = indent_len(text);
     text.chars().skip(drop.min(lead)).collect()
-}
-
-/// An added block that repeats the lines right next to it means the model left existing
-/// lines out of its context and "re-added" them.
-fn duplicated_block(path: &str, out: &[OutLine]) -> Option<Issue> {
-    let mut i = 0;
-    while i < out.len() {
-        if !out[i].added {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < out.len() && out[i].added {
-            i += 1;
-        }
-        if !out[start..i].iter().any(|l| l.loose) {
-            continue;
-        }
-        let block: Vec<&str> = out[start..i].iter().map(|l| l.text.trim_end()).collect();
-        let k = block.len();
-        let same = |range: &[OutLine], part: &[&str]| {
-            range.len() == part.len()
-                && range.iter().zip(part).all(|(o, b)| o.text.trim_end() == *b)
-        };
-        let significant = |part: &[&str]| {
-            part.iter()
-                .any(|t| t.trim().len() >= MIN_DUPLICATE_LINE_LEN)
-        };
-        // The whole block, or its end (start), repeating the lines right after (before) it:
-        // a replaced line followed by a re-added neighbour is the same mistake as a bare one.
-        let after = (1..=k).any(|j| {
-            let part = &block[k - j..];
-            significant(part) && out.get(i..i + j).is_some_and(|r| same(r, part))
-        });
-        let before = (1..=k).any(|j| {
-            let part = &block[..j];
-            significant(part) && start >= j && same(&out[start - j..start], part)
-        });
-        if after || before {
-            let side = if after { "after" } else { "before" };
-            return Some(
-                Issue::new(
-                    "apply.duplicate-block",
-                    format!(
-                        "{path}: the {k} added line(s) at line {} repeat the lines right {side} \
-                         them; existing lines must be context (' '), not re-added with '+'",
-                        start + 1
-                    ),
-                )
-                .at_path(path)
-                .at_line((start + 1) as u64),
-            );
-        }
-    }
-    None
 }
 
 /// Every non-blank `+` line must be in the result as often as the patch says.

@@ -6,7 +6,7 @@
 //! only holds the checks that need the whole patch or its result.
 
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
-use crate::patch::syntax;
+use crate::patch::syntax::{self, Broken, Unreachable};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
 use crate::policy::test_integrity::{is_test_path, weakened_tests};
@@ -159,7 +159,8 @@ impl PostApplyCheck for Tests {
     }
 }
 
-/// A file that parsed before must parse after; a new file must parse.
+/// A file that parsed before must parse after; a new file must parse. In Python, a statement
+/// the patch left unreachable is `check.unreachable` (found by the same scan).
 struct Syntax;
 
 impl PostApplyCheck for Syntax {
@@ -178,22 +179,93 @@ impl PostApplyCheck for Syntax {
             let (Some(after), before) = (text(c.after.as_ref()), text(c.before.as_ref())) else {
                 continue;
             };
-            let line = match before {
-                Some(b) => syntax::introduced_error(&c.path, &b, &after),
-                None => syntax::error_in_new_file(&c.path, &after),
+            let review = syntax::review(&c.path, before.as_deref(), &after);
+            let Some(broken) = review.broken else {
+                if let Some(u) = review.unreachable {
+                    issues.push(unreachable_issue(&c.path, &after, u));
+                }
+                continue;
             };
-            if let Some(line) = line {
+            let message = match &broken {
+                Broken::Parse { line } => format!(
+                    "{} does not parse after the patch (first error at line {line}); check \
+                     brackets, indentation and quotes there",
+                    c.path
+                ),
+                Broken::Indent(e) => format!(
+                    "{} line {}: Python refuses the file after the patch: {}",
+                    c.path,
+                    e.line,
+                    e.problem.explain()
+                ),
+            };
+            issues.push(
+                Issue::new(self.id(), message)
+                    .at_path(c.path.clone())
+                    .at_line(broken.line()),
+            );
+        }
+        issues
+    }
+}
+
+/// A Python file indented with spaces only must not gain tab-indented lines: a model that
+/// writes tabs there meant spaces, and what it wrote runs only by luck (a block indented with
+/// tabs throughout is valid next to blocks indented with spaces, a tab among spaces is not).
+/// Other files are left alone: an agent that re-indents an INI file with tabs meant it.
+struct TabIndent;
+
+/// A file needs this many space-indented lines (and none with a tab) to count as indented
+/// with spaces.
+const MIN_SPACE_INDENTED: usize = 3;
+
+impl PostApplyCheck for TabIndent {
+    fn id(&self) -> &'static str {
+        "check.tab-indent"
+    }
+
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        _policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for c in changes {
+            let (Some(after), Some(before)) = (text(c.after.as_ref()), text(c.before.as_ref()))
+            else {
+                continue;
+            };
+            if !syntax::indentation_matters(&c.path) {
+                continue;
+            }
+            // Whole-file scans for a line start, so substring searches rather than line loops.
+            // Tabs are rare in such files, so finding each is cheap.
+            let first_line_with = |t: &str, lead: u8| {
+                let b = t.as_bytes();
+                t.match_indices(lead as char)
+                    .map(|(at, _)| at)
+                    .find(|&at| at == 0 || b[at - 1] == b'\n')
+                    .map(|at| b[..at].iter().filter(|&&c| c == b'\n').count())
+            };
+            let space_indented = usize::from(before.starts_with(' '))
+                + before.matches("\n ").take(MIN_SPACE_INDENTED).count();
+            if first_line_with(&before, b'\t').is_some() || space_indented < MIN_SPACE_INDENTED {
+                continue;
+            }
+            if let Some(line) = first_line_with(&after, b'\t') {
                 issues.push(
                     Issue::new(
                         self.id(),
                         format!(
-                            "{} does not parse after the patch (first error at line {line}); \
-                             check brackets, indentation and quotes there",
-                            c.path
+                            "{} line {}: an added line is indented with a tab, but the file \
+                             indents with spaces; indent it with spaces like the lines around it",
+                            c.path,
+                            line + 1
                         ),
                     )
                     .at_path(c.path.clone())
-                    .at_line(line),
+                    .at_line((line + 1) as u64),
                 );
             }
         }
@@ -275,6 +347,25 @@ impl PostApplyCheck for SecretInChange {
     }
 }
 
+fn unreachable_issue(path: &str, after: &str, u: Unreachable) -> Issue {
+    let ender = after
+        .lines()
+        .nth((u.ender - 1) as usize)
+        .unwrap_or("")
+        .trim();
+    Issue::new(
+        "check.unreachable",
+        format!(
+            "{path} line {}: this statement can never run: line {} ({ender:?}) ends the block \
+             at the same indentation; indent the line under the block it belongs to, or drop \
+             it if it repeats what that block already does",
+            u.line, u.ender
+        ),
+    )
+    .at_path(path.to_owned())
+    .at_line(u.line)
+}
+
 pub(crate) fn patch_checks() -> Vec<Box<dyn PatchCheck>> {
     vec![Box::new(Deletes), Box::new(MaxFiles)]
 }
@@ -285,6 +376,7 @@ pub(crate) fn post_apply_checks() -> Vec<Box<dyn PostApplyCheck>> {
         Box::new(Tests),
         Box::new(Syntax),
         Box::new(SecretInChange),
+        Box::new(TabIndent),
     ]
 }
 
@@ -323,6 +415,35 @@ mod tests {
         assert_eq!(
             run(&changes, &policy),
             ["check.max-loc", "check.deleted-test", "check.syntax"]
+        );
+    }
+
+    #[test]
+    fn tabs_are_refused_only_in_files_indented_with_spaces() {
+        let spaces = "def f():\n    a = 1\n    b = 2\n    return a\n";
+        let tabbed_fn = format!("{spaces}\ndef g():\n\treturn 1\n");
+        let policy = PatchPolicy::default();
+        assert_eq!(
+            run(&[change("a.py", Some(spaces), Some(&tabbed_fn))], &policy),
+            ["check.tab-indent"]
+        );
+        let tabs = "def f():\n\ta = 1\n";
+        let more_tabs = format!("{tabs}\tb = 2\n");
+        let recipe = "x:\n    y = 1\n    z = 2\n    w = 3\n";
+        let with_recipe = format!("{recipe}all:\n\tcc x.c\n");
+        let ini = "[a]\nb =\n    x\n    y\n    z\n";
+        let tabbed_ini = ini.replace("    ", "\t");
+        assert_eq!(
+            run(
+                &[
+                    change("b.py", Some(tabs), Some(&more_tabs)),
+                    change("Makefile", Some(recipe), Some(&with_recipe)),
+                    change("tox.ini", Some(ini), Some(&tabbed_ini)),
+                    change("c.py", None, Some(&tabbed_fn)),
+                ],
+                &policy
+            ),
+            Vec::<String>::new()
         );
     }
 

@@ -12,9 +12,31 @@ use crate::policy::Issue;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Answer {
     NoChange,
-    /// A unified diff with LF line endings.
-    Diff(String),
+    /// A unified diff with LF line endings, and how the answer around it ends.
+    Diff {
+        text: String,
+        ending: Ending,
+    },
     Edits(Vec<Edit>),
+}
+
+/// How a diff answer ends, which says whether its last hunk can have been cut off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// Its `</patch>` or closing fence is there: the model finished it.
+    Closed,
+    /// Its `<patch>` or fence is never closed: the answer stops early.
+    CutOff,
+    /// A bare diff: nothing says whether it is whole.
+    Bare,
+}
+
+/// What one wrapper (patch tags, a fence) said about the end of the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wrap {
+    None,
+    Closed,
+    Open,
 }
 
 /// One structured edit: replace the only occurrence of `old_text` in `path` by `new_text`.
@@ -84,7 +106,15 @@ fn last_nonblank(lines: &[&str]) -> Option<usize> {
 /// Classify a raw model answer.
 pub(crate) fn classify(raw: &str) -> Result<Answer, Issue> {
     let text = raw.trim_start_matches('\u{feff}').replace("\r\n", "\n");
-    let trimmed = text.trim();
+    let start = text.len() - text.trim_start().len();
+    // git writes a blank context line as one space; as the diff's last line it is still one.
+    let lines_end = text.trim_end_matches('\n');
+    let end = if lines_end.ends_with("\n ") {
+        lines_end.len()
+    } else {
+        text.trim_end().len()
+    };
+    let trimmed = text.get(start..end.max(start)).unwrap_or("");
     if trimmed.is_empty() {
         return Err(Issue::new(
             "contract.empty",
@@ -94,9 +124,16 @@ pub(crate) fn classify(raw: &str) -> Result<Answer, Issue> {
     if trimmed == "NO_CHANGE" {
         return Ok(Answer::NoChange);
     }
-    let body = strip_patch_tags(trimmed)?;
+    let (body, tags) = strip_patch_tags(trimmed)?;
     reject_tags(&body)?;
-    let body = strip_fence(&body)?;
+    let (body, fence) = strip_fence(&body)?;
+    let ending = if tags == Wrap::Open || fence == Wrap::Open {
+        Ending::CutOff
+    } else if tags == Wrap::Closed || fence == Wrap::Closed {
+        Ending::Closed
+    } else {
+        Ending::Bare
+    };
     let t = body.trim();
     if t == "NO_CHANGE" {
         return Ok(Answer::NoChange);
@@ -134,11 +171,25 @@ pub(crate) fn classify(raw: &str) -> Result<Answer, Issue> {
             format!("no diff, edits or NO_CHANGE found; {ONE_BLOCK}"),
         ));
     }
-    Ok(Answer::Diff(lines[start..].join("\n") + "\n"))
+    Ok(Answer::Diff {
+        text: lines[start..].join("\n") + "\n",
+        ending,
+    })
+}
+
+/// A cut-off answer (an unclosed wrapper) may stop at a context line, and the rest is still a
+/// usable patch; stopped after `+` or `-` lines, its last change is partial.
+fn ends_inside_a_change(text: &str) -> bool {
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    !last.starts_with(' ')
 }
 
 /// Remove one `<patch>...</patch>` wrapper, tolerating repeated closing tags.
-fn strip_patch_tags(text: &str) -> Result<String, Issue> {
+fn strip_patch_tags(text: &str) -> Result<(String, Wrap), Issue> {
     const OPEN: &str = "<patch>";
     const CLOSE: &str = "</patch>";
     let Some(open) = text.find(OPEN) else {
@@ -148,7 +199,7 @@ fn strip_patch_tags(text: &str) -> Result<String, Issue> {
                 "a </patch> without <patch>; wrap the diff in one <patch>...</patch> or send it bare",
             ));
         }
-        return Ok(text.to_owned());
+        return Ok((text.to_owned(), Wrap::None));
     };
     if !text[..open].trim().is_empty() {
         return Err(Issue::new(
@@ -158,16 +209,9 @@ fn strip_patch_tags(text: &str) -> Result<String, Issue> {
     }
     let rest = &text[open + OPEN.len()..];
     let Some(close) = rest.find(CLOSE) else {
-        // Real answers are often cut off before `</patch>`. Cut at a context line, the rest
-        // is still a usable patch; cut after `+` or `-` lines, the last change is partial
-        // and lands unanchored, so it is refused.
-        let last = rest
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        if last.starts_with(' ') {
-            return Ok(rest.to_owned());
+        // Real answers are often cut off before `</patch>`.
+        if !ends_inside_a_change(rest) {
+            return Ok((rest.to_owned(), Wrap::Open));
         }
         return Err(Issue::new(
             "contract.truncated",
@@ -199,7 +243,7 @@ fn strip_patch_tags(text: &str) -> Result<String, Issue> {
             format!("nested <patch> tags; {ONE_BLOCK}"),
         ));
     }
-    Ok(inner.to_owned())
+    Ok((inner.to_owned(), Wrap::Closed))
 }
 
 fn reject_tags(body: &str) -> Result<(), Issue> {
@@ -220,7 +264,7 @@ fn reject_tags(body: &str) -> Result<(), Issue> {
 }
 
 /// Remove one surrounding markdown fence; reject fences anywhere else.
-fn strip_fence(body: &str) -> Result<String, Issue> {
+fn strip_fence(body: &str) -> Result<(String, Wrap), Issue> {
     let lines: Vec<&str> = body.lines().collect();
     // Inside a diff a line that starts with a space is a context line, and a markdown file's
     // own fences appear as " ```python"; only the answer's first line, and its last when the
@@ -232,7 +276,7 @@ fn strip_fence(body: &str) -> Result<String, Issue> {
         |i: usize| lines[i].starts_with("```") || Some(i) == first_line || Some(i) == last_line;
     let fences: Vec<usize> = (0..lines.len()).filter(|&i| is_fence(i)).collect();
     let Some(&first) = fences.first() else {
-        return Ok(body.to_owned());
+        return Ok((body.to_owned(), Wrap::None));
     };
     let start = first_nonblank(&lines).unwrap_or(0);
     if first != start {
@@ -257,8 +301,16 @@ fn strip_fence(body: &str) -> Result<String, Issue> {
         ));
     }
     let Some(&close) = fences.get(1) else {
-        // An unclosed fence: the rest is the block.
-        return Ok(lines[first + 1..].join("\n"));
+        // An unclosed fence: the rest is the block, and the answer was most likely cut off.
+        let rest = lines[first + 1..].join("\n");
+        if ends_inside_a_change(&rest) && rest.lines().any(is_diff_start) {
+            return Err(Issue::new(
+                "contract.truncated",
+                "the answer stops inside a hunk and its ``` fence is never closed (it was cut \
+                 off); send a smaller patch and close the fence",
+            ));
+        }
+        return Ok((rest, Wrap::Open));
     };
     let opener = lines[first].trim();
     if opener != "```" && lines[close].trim() != "```" {
@@ -297,7 +349,7 @@ fn strip_fence(body: &str) -> Result<String, Issue> {
             "text after the closing fence; send only the patch, with no explanation",
         ));
     }
-    Ok(lines[first + 1..close].join("\n"))
+    Ok((lines[first + 1..close].join("\n"), Wrap::Closed))
 }
 
 fn parse_edits(text: &str) -> Result<Answer, Issue> {
@@ -338,9 +390,10 @@ mod tests {
         let raw = "<patch>\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n</patch>\n</patch>\n";
         assert_eq!(
             classify(raw).ok(),
-            Some(Answer::Diff(
-                "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".into()
-            ))
+            Some(Answer::Diff {
+                text: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".into(),
+                ending: Ending::Closed
+            })
         );
     }
 
@@ -348,11 +401,17 @@ mod tests {
     fn a_markdown_files_own_fences_are_diff_lines() {
         let d =
             "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n ```python\n x = 1\n+y = 2\n ```\n";
-        assert_eq!(classify(d).ok(), Some(Answer::Diff(d.into())));
+        let diff = |ending| {
+            Some(Answer::Diff {
+                text: d.into(),
+                ending,
+            })
+        };
+        assert_eq!(classify(d).ok(), diff(Ending::Bare));
         let fenced = format!("```diff\n{d}```\n");
-        assert_eq!(classify(&fenced).ok(), Some(Answer::Diff(d.into())));
+        assert_eq!(classify(&fenced).ok(), diff(Ending::Closed));
         let indented = format!("  ```diff\n{d}  ```\n");
-        assert_eq!(classify(&indented).ok(), Some(Answer::Diff(d.into())));
+        assert_eq!(classify(&indented).ok(), diff(Ending::Closed));
     }
 
     #[test]
@@ -388,5 +447,35 @@ mod tests {
                 new_text: "y".into()
             }]))
         );
+    }
+
+    #[test]
+    fn an_answer_cut_off_inside_a_change_is_truncated_whatever_wraps_it() {
+        // A bare diff's last blank context line (one space) is still a line.
+        let blank_last = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n \n";
+        assert_eq!(
+            classify(&format!("{blank_last}\n\n")).ok(),
+            Some(Answer::Diff {
+                text: blank_last.into(),
+                ending: Ending::Bare
+            })
+        );
+        let d = "--- a/x\n+++ b/x\n@@ -1,3 +1,4 @@\n a\n-b\n+c\n";
+        assert_eq!(rule(&format!("<patch>\n{d}")), "contract.truncated");
+        assert_eq!(rule(&format!("```diff\n{d}")), "contract.truncated");
+        // Cut at a context line: usable, but marked so the last hunk's counts are checked.
+        let at_context = format!("{d} d\n");
+        for raw in [
+            format!("<patch>\n{at_context}"),
+            format!("```diff\n{at_context}"),
+        ] {
+            assert_eq!(
+                classify(&raw).ok(),
+                Some(Answer::Diff {
+                    text: at_context.clone(),
+                    ending: Ending::CutOff
+                })
+            );
+        }
     }
 }

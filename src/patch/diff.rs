@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use similar::udiff::UnifiedHunkHeader;
 use similar::{DiffOp, TextDiff};
 
+use crate::patch::git_quote::quote;
 use crate::patch::model::FileChange;
 use crate::patch::text::{lossless_str, middle_bounds};
 
@@ -36,16 +37,19 @@ pub(crate) fn unified_of<'t>(changes: &[FileChange], diffs: &'t [FileDiff<'t>]) 
         if c.before == c.after {
             continue;
         }
-        out.push_str(&format!("diff --git a/{p} b/{p}\n", p = c.path));
+        let (a, b) = (quote("a/", &c.path), quote("b/", &c.path));
+        out.push_str(&format!("diff --git {a} {b}\n"));
+        // Like git, a name with a space ends with a tab so that `patch` finds where it ends.
+        let tab = if c.path.contains(' ') { "\t" } else { "" };
         let old_name = match c.before {
-            Some(_) => format!("a/{}", c.path),
+            Some(_) => format!("{a}{tab}"),
             None => {
                 out.push_str("new file mode 100644\n");
                 "/dev/null".to_owned()
             }
         };
         let new_name = match c.after {
-            Some(_) => format!("b/{}", c.path),
+            Some(_) => format!("{b}{tab}"),
             None => {
                 out.push_str("deleted file mode 100644\n");
                 "/dev/null".to_owned()

@@ -112,7 +112,8 @@ pub struct FileChange {
 ///
 /// Every level includes the tolerances of the levels before it except where noted; `-` lines
 /// are compared exactly (only their line ending may differ) apart from the `Indentation`
-/// level's one shift of the whole hunk.
+/// level's one shift of the whole hunk. Above `Exact` a hunk's landing must rest on two
+/// matched non-blank lines or on one that occurs once in the file.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -126,7 +127,9 @@ pub enum Level {
     TrailingWhitespace,
     /// The whole old side equal once one uniform indentation shift is applied: context lines
     /// with whitespace runs collapsed, `-` lines exactly after their indentation; a non-blank
-    /// context line must show the shift. Added lines are shifted by the same amount.
+    /// context line must show the shift, and the landing must rest on two matched non-blank
+    /// lines or on one that is unique in the file and at least 20 characters long. Added
+    /// lines are shifted by the same amount.
     Indentation,
     /// Context lines equal once every whitespace run counts as one space (indentation
     /// amounts may differ line by line; added lines are kept as written).

@@ -6,6 +6,7 @@
 //! It does not check paths against policy (see `paths`) and does not apply anything.
 
 use crate::patch::contract::is_known_junk;
+use crate::patch::git_quote::{unquote, unquote_whole};
 use crate::policy::Issue;
 
 /// What a hunk line does.
@@ -33,6 +34,21 @@ pub(crate) struct Hunk {
     /// 1-based old start from the header (0 for an insertion at the top).
     pub old_start: usize,
     pub lines: Vec<HunkLine>,
+    /// Old and new line counts the header declares, when it gives both.
+    pub declared: Option<(usize, usize)>,
+    /// The last hunk of a bare diff, whose end nothing vouches for: an answer cut off
+    /// mid-stream cuts this one (set by the caller, which knows how the answer ended).
+    pub may_be_cut: bool,
+}
+
+impl Hunk {
+    /// Whether the body has fewer old or new lines than the header declares: the sign of an
+    /// answer cut off inside this hunk (or of a miscount, which models also make).
+    pub fn shorter_than_declared(&self) -> bool {
+        let (old, new) = counts(&self.lines);
+        self.declared
+            .is_some_and(|(d_old, d_new)| old < d_old || new < d_new)
+    }
 }
 
 /// Everything a patch says about one file.
@@ -219,7 +235,13 @@ fn old_header(line: &str) -> Option<&str> {
     line.strip_prefix("-- ").filter(|r| !r.trim().is_empty())
 }
 
+/// A name as git writes it on `rename from`/`rename to` lines: C-style quoted when it holds
+/// special characters (decoded as git decodes it), else verbatim. Quotes that do not form a
+/// valid quoted name are dropped, as before git's rules were followed.
 fn clean_path(raw: &str) -> String {
+    if let Some(name) = unquote_whole(raw) {
+        return name;
+    }
     let mut p = raw.trim();
     if p.len() >= 2 && p.starts_with('"') && p.ends_with('"') {
         p = &p[1..p.len() - 1];
@@ -228,7 +250,12 @@ fn clean_path(raw: &str) -> String {
 }
 
 /// A `---`/`+++` path: drop a timestamp, quotes and the `a/`/`b/` prefix; `/dev/null` is none.
+/// A quoted name (`"a/\303\251.py"`) is decoded, and what follows its closing quote (a
+/// timestamp) is ignored.
 fn header_path(raw: &str) -> Option<String> {
+    if let Some((name, _)) = unquote(raw.trim_start()) {
+        return (!name.is_empty()).then(|| strip_ab(&name).to_owned());
+    }
     let raw = raw.split('\t').next().unwrap_or("");
     let p = clean_path(raw);
     if p == "/dev/null" || p.is_empty() {
@@ -245,6 +272,20 @@ fn strip_ab(p: &str) -> &str {
 
 fn git_header_paths(line: &str) -> (Option<String>, Option<String>) {
     let rest = line.strip_prefix("diff --git ").unwrap_or("");
+    // Either name may be quoted (git quotes each side on its own: `a/x "b/\303\251"`).
+    if let Some((a, after)) = unquote(rest) {
+        let after = after.trim_start();
+        let b = unquote_whole(after).unwrap_or_else(|| after.trim_end().to_owned());
+        return (Some(strip_ab(&a).to_owned()), Some(strip_ab(&b).to_owned()));
+    }
+    if rest.trim_end().ends_with('"') {
+        let quoted_b = rest.match_indices(" \"").find_map(|(pos, _)| {
+            unquote_whole(&rest[pos + 1..]).map(|b| (rest[..pos].to_owned(), b))
+        });
+        if let Some((a, b)) = quoted_b {
+            return (Some(strip_ab(&a).to_owned()), Some(strip_ab(&b).to_owned()));
+        }
+    }
     // `a/X b/X`: split at the ` b/` that halves the rest when the names are equal.
     if let Some(pos) = rest.find(" b/") {
         let a = strip_ab(&rest[..pos]).to_owned();
@@ -354,6 +395,8 @@ fn hunk_body(
         Hunk {
             old_start,
             lines: body,
+            declared: old_count.zip(new_count),
+            may_be_cut: false,
         },
         i,
     )
@@ -389,6 +432,8 @@ mod tests {
                 new_path: Some("src/x.py".into()),
                 hunks: vec![Hunk {
                     old_start: 1,
+                    declared: Some((9, 2)),
+                    may_be_cut: false,
                     lines: vec![
                         line(Kind::Context, "a"),
                         line(Kind::Remove, "b"),
@@ -428,8 +473,57 @@ mod tests {
                     diff --git a/d b/d\ndeleted file mode 100644\n\
                     diff --git a/o b/r\nsimilarity index 100%\nrename from o\nrename to r\n\
                     diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n";
+        assert_eq!(
+            headers(diff),
+            vec![
+                (None, Some("n".into()), false, false, 1),
+                (Some("d".into()), None, false, false, 0),
+                (Some("o".into()), Some("r".into()), true, false, 0),
+                (Some("bin".into()), Some("bin".into()), false, true, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_git_quotes_are_decoded_on_every_header_line() {
+        // As `git diff -M` (2.47) writes a rename to a non-ASCII name, a change to one, and a
+        // rename from a plain name to one with a tab.
+        let diff = "diff --git \"a/\\303\\251.py\" \"b/\\303\\261ew.py\"\n\
+                    similarity index 94%\n\
+                    rename from \"\\303\\251.py\"\n\
+                    rename to \"\\303\\261ew.py\"\n\
+                    index 0ff3bbb..d4de868 100644\n\
+                    --- \"a/\\303\\251.py\"\n\
+                    +++ \"b/\\303\\261ew.py\"\n\
+                    @@ -1 +1,2 @@\n 1\n+2\n\
+                    diff --git \"a/d\\303\\251j\\303\\240 vu.py\" \"b/d\\303\\251j\\303\\240 vu.py\"\n\
+                    --- \"a/d\\303\\251j\\303\\240 vu.py\"\t\n\
+                    +++ \"b/d\\303\\251j\\303\\240 vu.py\"\t\n\
+                    @@ -1 +1 @@\n-a\n+b\n\
+                    diff --git a/plain.py \"b/x\\ty.py\"\n\
+                    similarity index 100%\n\
+                    rename from plain.py\n\
+                    rename to \"x\\ty.py\"\n\
+                    diff --git \"a/q\\\"uote.py\" \"b/q\\\"uote.py\"\n\
+                    deleted file mode 100644\n";
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            headers(diff),
+            vec![
+                (some("é.py"), some("ñew.py"), true, false, 1),
+                (some("déjà vu.py"), some("déjà vu.py"), false, false, 1),
+                (some("plain.py"), some("x\ty.py"), true, false, 0),
+                (some("q\"uote.py"), None, false, false, 0),
+            ]
+        );
+    }
+
+    type Header = (Option<String>, Option<String>, bool, bool, usize);
+
+    /// Each parsed file's paths, rename and binary flags, and hunk count.
+    fn headers(diff: &str) -> Vec<Header> {
         let files = parse(diff).unwrap_or_default();
-        let summary: Vec<_> = files
+        files
             .iter()
             .map(|f| {
                 (
@@ -440,15 +534,6 @@ mod tests {
                     f.hunks.len(),
                 )
             })
-            .collect();
-        assert_eq!(
-            summary,
-            vec![
-                (None, Some("n".into()), false, false, 1),
-                (Some("d".into()), None, false, false, 0),
-                (Some("o".into()), Some("r".into()), true, false, 0),
-                (Some("bin".into()), Some("bin".into()), false, true, 0),
-            ]
-        );
+            .collect()
     }
 }

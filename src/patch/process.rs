@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::patch::apply::apply_hunks;
 use crate::patch::checks::{Touched, patch_checks, post_apply_checks};
-use crate::patch::contract::{Answer, Edit, classify};
+use crate::patch::contract::{Answer, Edit, Ending, classify};
 use crate::patch::diff::{FileDiff, Texts, unified_of};
 use crate::patch::edits::apply_edit;
 use crate::patch::integrity::integrity_checks;
@@ -20,6 +20,7 @@ use crate::patch::model::{
 };
 use crate::patch::parse::{FilePatch, parse};
 use crate::patch::paths::{FileSource, PathRules, RepoDir};
+use crate::patch::shortcuts::{elided_edit, shortcut};
 use crate::policy::Issue;
 
 /// Process one raw model answer against the repository at `repo`.
@@ -230,6 +231,10 @@ impl Work<'_> {
         let Some(path) = self.checked(&e.path) else {
             return Ok(());
         };
+        if let Some(issue) = elided_edit(&path, n, &e.old_text, &e.new_text) {
+            self.issues.push(issue);
+            return Ok(());
+        }
         let current = self.current(&path)?;
         match (current, e.old_text.is_empty()) {
             (None, true) => {
@@ -263,6 +268,26 @@ impl Work<'_> {
         }
         Ok(())
     }
+}
+
+/// In an answer known to be cut off, a last hunk shorter than its header says lost its end,
+/// which may have held a change: applying the rest would make only part of the change.
+fn cut_inside_last_hunk(files: &[FilePatch]) -> Option<Issue> {
+    let file = files.last()?;
+    let hunk = file.hunks.last()?;
+    hunk.shorter_than_declared().then(|| {
+        Issue::new(
+            "contract.truncated",
+            format!(
+                "the answer was cut off inside hunk {} of {} (it has fewer lines than its \
+                 header declares, and the patch is never closed); send a smaller patch and \
+                 close it",
+                file.hunks.len(),
+                file.path()
+            ),
+        )
+        .at_path(file.path().to_owned())
+    })
 }
 
 fn missing(path: &str) -> Issue {
@@ -317,11 +342,24 @@ fn evaluate_with(
                 ..PatchReport::rejected(Vec::new())
             });
         }
-        Answer::Diff(text) => {
-            let files = match parse(&text) {
+        Answer::Diff { text, ending } => {
+            let mut files = match parse(&text) {
                 Ok(f) => f,
                 Err(issue) => return Ok(PatchReport::rejected(vec![issue])),
             };
+            if ending == Ending::CutOff
+                && let Some(issue) = cut_inside_last_hunk(&files)
+            {
+                return Ok(PatchReport::rejected(vec![issue]));
+            }
+            if let Some(issue) = shortcut(&files) {
+                return Ok(PatchReport::rejected(vec![issue]));
+            }
+            if ending == Ending::Bare
+                && let Some(h) = files.iter_mut().rev().find_map(|f| f.hunks.last_mut())
+            {
+                h.may_be_cut = true;
+            }
             let has_content = files.iter().any(|f| {
                 !f.hunks.is_empty()
                     || f.binary

@@ -21,6 +21,15 @@
 //!
 //! The after side is no longer parsed incrementally from the before tree: with after first,
 //! the before tree exists only when the after side already has an error.
+//!
+//! Python files are also held to CPython's indentation rules (`python_indent`), which
+//! tree-sitter does not enforce: a dedent to a column no enclosing block uses, tabs and spaces
+//! mixed inconsistently, an unexpected indent, a header without its block. A file that broke
+//! those rules before the patch is not judged by them.
+
+mod python_indent;
+
+pub(crate) use python_indent::{IndentError, Unreachable};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -105,6 +114,108 @@ fn error_line(node: Node<'_>) -> u64 {
     }
 }
 
+/// What a patch broke in a file that was sound before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// The grammar no longer parses; the 1-based line of the first error.
+    Parse { line: u64 },
+    /// CPython's tokenizer (or its indentation rules) refuses a Python file that tree-sitter
+    /// may well accept.
+    Indent(IndentError),
+}
+
+impl Broken {
+    pub(crate) fn line(&self) -> u64 {
+        match self {
+            Broken::Parse { line } => *line,
+            Broken::Indent(e) => e.line,
+        }
+    }
+}
+
+/// What the patch broke in `path` (`before` is `None` for a new file): first CPython's
+/// indentation rules for Python files that kept them before (a linear scan of the whole
+/// file, cheap next to a parse), then the grammar.
+pub(crate) fn introduced(path: &str, before: Option<&str>, after: &str) -> Option<Broken> {
+    review(path, before, after).broken
+}
+
+/// What the syntax check finds in one file after the patch.
+#[derive(Debug, Default)]
+pub(crate) struct Review {
+    /// What the patch broke, if anything.
+    pub broken: Option<Broken>,
+    /// In a Python file that still keeps CPython's indentation rules, the first statement
+    /// the patch left unreachable.
+    pub unreachable: Option<Unreachable>,
+}
+
+/// [`introduced`], and from the same scan of a Python file the first statement the patch
+/// left unreachable: one whose two lines (the block's `return`, `raise`, `continue` or
+/// `break`, and the statement after it at the same depth), compared trimmed, the file did
+/// not already have. Added lines indented one block too deep or too shallow end up there.
+pub(crate) fn review(path: &str, before: Option<&str>, after: &str) -> Review {
+    let mut review = Review::default();
+    if indentation_matters(path) {
+        let before_scan = || before.map(python_indent::scan);
+        match python_indent::scan(after) {
+            Err(e) => {
+                if before_scan().is_none_or(|b| b.is_ok()) {
+                    review.broken = Some(Broken::Indent(e));
+                    return review;
+                }
+            }
+            Ok(found) if !found.is_empty() => match before_scan() {
+                Some(Err(_)) => {}
+                had => review.unreachable = new_unreachable(before, had, after, found),
+            },
+            Ok(_) => {}
+        }
+    }
+    let line = match before {
+        Some(b) => introduced_error(path, b, after),
+        None => error_in_new_file(path, after),
+    };
+    review.broken = line.map(|line| Broken::Parse { line });
+    review
+}
+
+/// The first of `found` (the after text's unreachable statements) that `before` did not
+/// have (`had`: its scan).
+fn new_unreachable(
+    before: Option<&str>,
+    had: Option<Result<Vec<Unreachable>, IndentError>>,
+    after: &str,
+    found: Vec<Unreachable>,
+) -> Option<Unreachable> {
+    let pair = |lines: &[&str], u: &Unreachable| {
+        let line = |n: u64| {
+            lines
+                .get((n - 1) as usize)
+                .map_or("", |l| l.trim())
+                .to_owned()
+        };
+        (line(u.ender), line(u.line))
+    };
+    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    if let (Some(b), Some(Ok(had))) = (before, had) {
+        let lines: Vec<&str> = b.lines().collect();
+        for u in &had {
+            *counts.entry(pair(&lines, u)).or_default() += 1;
+        }
+    }
+    let lines: Vec<&str> = after.lines().collect();
+    found
+        .into_iter()
+        .find(|u| match counts.get_mut(&pair(&lines, u)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+}
+
 /// Files up to this size are parsed whole when the changed window is not self-contained.
 const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 
@@ -112,7 +223,7 @@ const WHOLE_FILE_LIMIT: usize = 32 * 1024;
 ///
 /// The after side is parsed first: most patches parse cleanly after, and then the before
 /// side (did the file parse before?) does not matter, so it is parsed only under an error.
-pub(crate) fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
+fn introduced_error(path: &str, before: &str, after: &str) -> Option<u64> {
     with_parser(path, |parser| {
         // Windows are a fast screen; whole-file parses decide.
         let mut flagged = false;
@@ -358,7 +469,7 @@ fn reindents(before: &[&str], after: &[&str]) -> bool {
 }
 
 /// Whether a line's indentation is part of the syntax of `path`'s language.
-fn indentation_matters(path: &str) -> bool {
+pub(crate) fn indentation_matters(path: &str) -> bool {
     language(path).is_some_and(|(name, _)| name == "python")
 }
 
@@ -379,7 +490,7 @@ fn after_lines<'t>(b: &[&'t str], skip: usize, b_mid: &str, a_mid: &'t str) -> V
 
 /// The 1-based line of the first syntax error in a new file, if any (large new files, such
 /// as vendored copies, are not checked).
-pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
+fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
     if after.len() > WHOLE_FILE_LIMIT {
         return None;
     }
@@ -389,6 +500,33 @@ pub(crate) fn error_in_new_file(path: &str, after: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_the_patch_left_unreachable_is_reported_only_when_new() {
+        let before = "def f(x):\n    return x\n    old()\n\n\ndef g():\n    pass\n";
+        let unreachable = |after: &str| review("m.py", Some(before), after).unreachable;
+        // The dead line the file already had is not the patch's doing.
+        assert_eq!(
+            unreachable("def f(x):\n    return x\n    old()\n\n\ndef g():\n    return 1\n"),
+            None
+        );
+        assert_eq!(
+            unreachable(
+                "def f(x):\n    return x\n    old()\n\n\ndef g():\n    return 1\n    h()\n"
+            ),
+            Some(Unreachable { ender: 7, line: 8 })
+        );
+        assert!(
+            review("m.py", None, "def f():\n    raise E\n    g()\n")
+                .unreachable
+                .is_some()
+        );
+        assert!(
+            review("m.js", None, "function f() {\n  return 1\n  g()\n}\n")
+                .unreachable
+                .is_none()
+        );
+    }
 
     #[test]
     fn an_error_introduced_by_the_patch_is_found_at_its_line() {
@@ -513,6 +651,61 @@ mod tests {
                 introduced_error("a.rs", before, fine)
             ),
             (fresh(broken), None)
+        );
+    }
+
+    #[test]
+    fn python_indentation_cpython_refuses_is_reported_even_when_tree_sitter_parses() {
+        let before = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        \
+                      return 2\n";
+        // A body shifted one column, a dedent to no enclosing level, a tab among spaces.
+        let shifted = before.replace("        return 2", "         return 2");
+        let dedent = before.replace(
+            "    def g(self):\n        return 2",
+            "    def g(self):\n        \
+                                     x = 1\n      return 2",
+        );
+        let tab = before.replace("        return 2", "\treturn 2");
+        let kinds: Vec<Option<(u64, String)>> = [&shifted, &dedent, &tab]
+            .iter()
+            .map(|after| match introduced("a.py", Some(before), after) {
+                Some(Broken::Indent(e)) => Some((e.line, e.problem.explain())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                None,
+                Some((
+                    7,
+                    "unindent does not match any outer indentation level: the line starts at \
+                     column 6 but the enclosing blocks start at columns 0, 4, 8; indent it to \
+                     one of them"
+                        .to_owned()
+                )),
+                Some((
+                    6,
+                    "inconsistent use of tabs and spaces in indentation; indent it with the \
+                     same characters as the lines around it"
+                        .to_owned()
+                )),
+            ]
+        );
+        // The one-column shift is a consistent deeper body: CPython accepts it.
+        assert_eq!(introduced("a.py", Some(before), &shifted), None);
+        // A file that already broke the rules is not judged by them; a new file is.
+        assert_eq!(
+            introduced("a.py", Some("if x:\n  a\n b\n"), "if x:\n  a\n b\nc\n"),
+            None
+        );
+        assert!(matches!(
+            introduced("b.py", None, "if x:\n    a = 1\n   b = 2\n"),
+            Some(Broken::Indent(_))
+        ));
+        assert_eq!(
+            introduced("a.txt", None, "if x:\n    a = 1\n   b = 2\n"),
+            None
         );
     }
 }

@@ -27,26 +27,36 @@ pub(crate) struct OutLine<'a> {
     /// `None` = the file's default ending; `Some("")` = no ending if last.
     pub eol: Option<&'a str>,
     pub added: bool,
-    /// Emitted by a hunk that landed without exact context (see the duplicate guard).
-    pub loose: bool,
+    /// Emitted by a hunk that did not land exactly where its header said, or that had no
+    /// context at all (see the near-repeat guard).
+    pub inexact: bool,
+    /// An added line of a change that also removes lines: a replacement, not an insertion.
+    pub replaces: bool,
+    /// For a kept line, its 0-based line in the original file.
+    pub origin: Option<usize>,
 }
 
 impl<'a> OutLine<'a> {
-    pub fn kept(l: &Line<'a>) -> Self {
+    /// Line `index` of the original file, kept.
+    pub fn kept(l: &Line<'a>, index: usize) -> Self {
         OutLine {
             text: Cow::Borrowed(l.text),
             eol: Some(l.eol),
             added: false,
-            loose: false,
+            inexact: false,
+            replaces: false,
+            origin: Some(index),
         }
     }
 
-    pub fn added(text: String, no_eol: bool) -> Self {
+    pub fn added(text: String, no_eol: bool, replaces: bool) -> Self {
         OutLine {
             text: Cow::Owned(text),
             eol: no_eol.then_some(""),
             added: true,
-            loose: false,
+            inexact: false,
+            replaces,
+            origin: None,
         }
     }
 }
@@ -108,6 +118,16 @@ pub(crate) fn lossless_str(b: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(b) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
+/// A line as a message quotes it: trimmed, and cut after 80 characters.
+pub(crate) fn quoted(line: &str) -> String {
+    const MAX_QUOTED: usize = 80;
+    let t = line.trim();
+    match t.char_indices().nth(MAX_QUOTED) {
+        Some((cut, _)) => format!("{}...", &t[..cut]),
+        None => t.to_owned(),
     }
 }
 
