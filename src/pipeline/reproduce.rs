@@ -44,12 +44,17 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
         })
     });
     let no_tests = records.iter().any(|r| r.ran_no_tests());
+    // A command that failed for want of the network before any test ran reproduces the
+    // sandbox, not the bug.
+    let offline = (!ctx.config.network)
+        .then(|| records.iter().find_map(|r| needs_network(r)))
+        .flatten();
     let all_failed = failed.iter().all(|f| *f);
     let flaky = !all_failed && failed.iter().any(|f| *f);
     ctx.evidence.reproduction = Some(Reproduction {
         runs: runs.clone(),
         suite_baselines: Vec::new(),
-        reproduced: all_failed && !no_tests && !not_found,
+        reproduced: all_failed && !no_tests && !not_found && offline.is_none(),
         flaky,
         failing_tests,
         narrowed: None,
@@ -61,6 +66,19 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
             format!(
                 "the program of `{command}` was not found, so nothing was reproduced; check \
                      the command and PATH"
+            ),
+        );
+        return Ok(Some(ExitStatus::NotReproduced));
+    }
+    if let Some(line) = offline {
+        ctx.conclude(
+            Status::NotReproduced,
+            ExitStatus::NotReproduced,
+            format!(
+                "`{command}` failed before any test ran because it needed the network, which \
+                 efix turns off for reproduction and proof (`{line}`); fetch dependencies in \
+                 `commands.setup` (`cargo fetch`, `npm ci`, `pip install -e .`), which runs \
+                 with the network first, or set `security.network: true`"
             ),
         );
         return Ok(Some(ExitStatus::NotReproduced));
@@ -196,4 +214,43 @@ fn failing_tests(records: &[&CommandRecord]) -> Vec<String> {
         .map(|t| t.name.clone())
         .collect();
     names.into_iter().collect()
+}
+
+/// What package managers and HTTP clients print when they cannot reach the network (name
+/// resolution, an unreachable network, offline mode without a cached package).
+const NETWORK_FAILURES: [&str; 10] = [
+    "could not resolve host",
+    "could not resolve hostname",
+    "temporary failure in name resolution",
+    "name or service not known",
+    "getaddrinfo enotfound",
+    "getaddrinfo eai_again",
+    "network is unreachable",
+    "failed to establish a new connection",
+    "you're using offline mode",
+    "enotcached",
+];
+
+/// The first output line of a failed run that shows a network failure, when the runner
+/// reported no test (a run whose tests ran failed for a reason of its own).
+fn needs_network(record: &CommandRecord) -> Option<String> {
+    if record.succeeded() || record.tests.as_ref().is_some_and(|t| !t.ran_no_tests()) {
+        return None;
+    }
+    let outcome = record.outcome.as_ref()?;
+    outcome
+        .stderr
+        .lines()
+        .chain(outcome.stdout.lines())
+        .find(|line| {
+            let lower = line.to_ascii_lowercase();
+            NETWORK_FAILURES.iter().any(|marker| lower.contains(marker))
+        })
+        .map(|line| {
+            let line = line.trim();
+            match line.char_indices().nth(160) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line.to_owned(),
+            }
+        })
 }

@@ -22,6 +22,15 @@ use super::probe::{Machine, machine};
 use super::sandbox::{Confinement, Mechanism, Tier};
 use super::sweep::{self, MARKER_VAR, Running};
 
+/// What a command without the network is told, unless its environment already says: cargo,
+/// npm, uv and go then resolve from their caches (a `commands.setup` fetch fills them).
+const OFFLINE_ENV: [(&str, &str); 4] = [
+    ("CARGO_NET_OFFLINE", "true"),
+    ("npm_config_offline", "true"),
+    ("UV_OFFLINE", "1"),
+    ("GOPROXY", "off"),
+];
+
 /// How long the helper may take to report (10 s); it needs milliseconds, so hitting this
 /// means it hangs and the command must not run.
 const REPORT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -114,6 +123,15 @@ pub(crate) fn launch(
         .collect();
     env.push(("TMPDIR".into(), temp_dir.path().into()));
     env.push((MARKER_VAR.into(), marker.clone().into()));
+    if !spec.access.network {
+        // Package managers that are told they are offline use their caches and fail at once
+        // with a clear message, instead of retrying a network they cannot reach.
+        for (name, value) in OFFLINE_ENV {
+            if !env.iter().any(|(set, _)| set == name) {
+                env.push((name.into(), value.into()));
+            }
+        }
+    }
     env.sort();
     let mut env_passed: Vec<String> = env
         .iter()

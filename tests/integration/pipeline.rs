@@ -230,6 +230,43 @@ fn a_mistyped_test_filter_that_runs_no_test_exits_3() {
     );
 }
 
+/// A dependency that is in no local cache: with the network off (the default) cargo is told
+/// it is offline and fails before any test runs. That is the sandbox, not the bug: exit 3
+/// naming the way out, and the same run with the network allowed is not refused for it.
+#[test]
+fn a_reproduction_that_needs_the_network_it_does_not_have_exits_3_with_the_way_out() {
+    let repo = Repo::demo();
+    let manifest = repo.read("Cargo.toml").replace(
+        "[workspace]",
+        "[workspace]\n\n[dependencies]\nefix-test-crate-in-no-cache = \"1\"",
+    );
+    repo.write("Cargo.toml", &manifest);
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo.root)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "a dependency"]);
+    let before = repo.fingerprint();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::replay_run(&repo, "cargo test crlf", &path)
+        .run()
+        .expect_code(3);
+    let reason = run.json()["reason"].as_str().unwrap().to_owned();
+    assert!(reason.contains("needed the network"), "{reason}");
+    assert!(reason.contains("commands.setup"), "{reason}");
+    assert!(reason.contains("offline mode"), "{reason}");
+    assert_eq!(repo.fingerprint(), before);
+}
+
 #[test]
 fn an_exhausted_time_budget_stops_cleanly_with_partial_evidence() {
     let repo = Repo::with_files(&[
