@@ -18,6 +18,7 @@ use super::defs::{DefKind, Lang};
 use super::hit::Hit;
 use super::imports::{Import, imports};
 use super::names::{Named, Role};
+use super::reach::{self, CLOSURE_DEPTH, MAX_CLOSURE_FILES, Reached};
 use super::resolve::is_test_path;
 use super::tree::{Def, Tree, child, parent};
 
@@ -42,10 +43,6 @@ const MENTION_WEIGHT: f64 = 15.0;
 const MAX_GLOBAL_DEFINITIONS: usize = 3;
 /// Files that only mention a name: at most this many.
 const MAX_MENTIONS: usize = 3;
-/// Import chains are followed this deep (a package entry re-exporting a module is 1).
-const CLOSURE_DEPTH: usize = 3;
-/// At most this many files are visited following one test file's imports.
-const MAX_CLOSURE_FILES: usize = 40;
 
 /// Where a name was found, and how, in words.
 struct Resolved<'a> {
@@ -63,7 +60,7 @@ struct TestFile<'a> {
     lines: Vec<u64>,
     text: std::rc::Rc<str>,
     imports: Vec<Import<'a>>,
-    closure: OnceCell<Vec<&'a str>>,
+    closure: OnceCell<Vec<Reached<'a>>>,
 }
 
 /// Hits from the failing test files among `candidates` (those `hits` say hold a failing
@@ -105,6 +102,7 @@ pub(crate) fn hits<'a>(
     for test in &tests {
         out.extend(import_hits(test));
         out.extend(call_hits(tree, test));
+        out.extend(reach::hits(reached(tree, test), test.path, import_weight(test)));
     }
     for name in named {
         out.extend(named_hits(tree, &tests, name));
@@ -112,8 +110,19 @@ pub(crate) fn hits<'a>(
     out
 }
 
+/// The files the test's imports reach, computed once.
+fn reached<'t, 'a>(tree: &Tree<'a>, test: &'t TestFile<'a>) -> &'t [Reached<'a>] {
+    test.closure
+        .get_or_init(|| reach::closure(tree, test.path, &test.imports))
+}
+
+/// What a file the test imports gets for it.
+fn import_weight(test: &TestFile<'_>) -> f64 {
+    (test.score * IMPORT_FACTOR).min(MAX_IMPORT_WEIGHT)
+}
+
 fn import_hits(test: &TestFile<'_>) -> Vec<Hit> {
-    let weight = (test.score * IMPORT_FACTOR).min(MAX_IMPORT_WEIGHT);
+    let weight = import_weight(test);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for import in &test.imports {
@@ -302,11 +311,10 @@ fn resolve<'a>(
         }
     }
     // Any definition among the files the test's imports reach, nearest first.
-    let closure = test.closure.get_or_init(|| closure(tree, test));
-    let def = closure
+    let def = reached(tree, test)
         .iter()
-        .filter(|path| !is_test_path(path))
-        .find_map(|path| tree.definition_in(path, name))?;
+        .filter(|r| !is_test_path(r.file))
+        .find_map(|r| tree.definition_in(r.file, name))?;
     Some(Resolved {
         def,
         via: format!(" (reached from the imports of {})", test.path),
@@ -416,34 +424,6 @@ fn reach<'a>(tree: &Tree<'a>, files: &[&'a str], name: &str) -> Option<Resolved<
 fn binds_import(tree: &Tree<'_>, def: &Def<'_>) -> bool {
     tree.line(def.path, def.line)
         .is_some_and(|line| line.contains("require(") || line.contains("import("))
-}
-
-/// Files the test's imports reach, nearest first.
-fn closure<'a>(tree: &Tree<'a>, test: &TestFile<'a>) -> Vec<&'a str> {
-    let mut queue: VecDeque<(&'a str, usize)> = test
-        .imports
-        .iter()
-        .flat_map(|import| import.files.iter().map(|file| (*file, 0)))
-        .collect();
-    let mut visited: Vec<&'a str> = Vec::new();
-    while let Some((file, depth)) = queue.pop_front() {
-        if visited.contains(&file) || file == test.path {
-            continue;
-        }
-        if visited.len() >= MAX_CLOSURE_FILES {
-            break;
-        }
-        visited.push(file);
-        if depth + 1 >= CLOSURE_DEPTH {
-            continue;
-        }
-        if let Some(text) = tree.read(file) {
-            for next in imports(tree, file, &text) {
-                queue.extend(next.files.into_iter().map(|f| (f, depth + 1)));
-            }
-        }
-    }
-    visited
 }
 
 /// What the whole repository says about a name.

@@ -107,10 +107,11 @@ tests/test_duration.py:5: TypeError
     tests/test_duration.py score=84 lines=[4, 5]
       - deepest application frame of a pytest-failure stack at tests/test_duration.py:5 (+75)
       - holds failing test tests/test_duration.py::test_seconds (line 4) (+45)
-    src/tempo/duration.py score=67 lines=[1, 3]
+    src/tempo/duration.py score=70.4 lines=[1, 3]
       - defines function `from_parts` at line 3, which failing test file tests/test_duration.py calls as `Duration.from_parts` at line 5 through `Duration` (`from tempo import Duration`) (+50)
       - defines type `Duration` at line 1, named by the error `E       TypeError: Duration.from_parts() got an unexpected keyword argument 'seconds'` (imported: `from tempo import Duration`) (+45)
       - defines function `from_parts` at line 3, named by the error `E       TypeError: Duration.from_parts() got an unexpected keyword argument 'seconds'` (reached from the imports of tests/test_duration.py) (+40)
+      - imported by src/tempo/__init__.py, which failing test file tests/test_duration.py reaches through its imports (+16.8)
     src/tempo/__init__.py score=33.6 lines=[]
       - imported by failing test file tests/test_duration.py at line 1 (`from tempo import Duration`) (+33.6)
     ");
@@ -146,10 +147,49 @@ fn a_javascript_package_tested_through_require_parent_reaches_the_module_behind_
     test/parse.js score=94 lines=[4, 5]
       - deepest application frame of a js-stack stack at test/parse.js:5:16 (+85)
       - defines failing test "decodes" at line 4 (+45)
-    lib/parse.js score=50 lines=[1]
+    lib/parse.js score=53.8 lines=[1]
       - defines function `parse` at line 1, which failing test file test/parse.js calls as `qs.parse` at line 5 through `qs` (`var qs = require('..')`) (+50)
+      - imported by lib/index.js, which failing test file test/parse.js reaches through its imports (+18.8)
     lib/index.js score=37.6 lines=[]
       - imported by failing test file test/parse.js at line 2 (`var qs = require('..')`) (+37.6)
+    "#);
+}
+
+/// The bug sits in a helper the package entry imports; the test calls only the entry's
+/// function: the helper is a candidate, below the files the failure names, with how it is
+/// reached. A file nothing imports stays out.
+#[test]
+fn a_helper_behind_the_package_entry_is_a_candidate_reached_through_imports() {
+    let (dir, tracked) = tree(&[
+        ("package.json", "{\"name\": \"mime-lite\"}\n"),
+        (
+            "index.js",
+            "var score = require('./score');\nexports.lookup = function lookup(ext) {\n    return score(ext);\n};\n",
+        ),
+        (
+            "score.js",
+            "module.exports = function score(ext) {\n    return ext === 'mp4' ? 'application/mp4' : null;\n};\n",
+        ),
+        ("unrelated.js", "module.exports = 1;\n"),
+        (
+            "test/test.js",
+            "var assert = require('assert');\nvar mime = require('..');\n\nit('finds mp4', function () {\n    assert.strictEqual(mime.lookup('mp4'), 'video/mp4');\n});\n",
+        ),
+    ]);
+    let root = dir.path().display();
+    let output = format!(
+        "  1) finds mp4:\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n      at Context.<anonymous> ({root}/test/test.js:5:16)\n"
+    );
+    let candidates = localize(dir.path(), &tracked, &output, &["finds mp4".to_owned()]);
+    insta::assert_snapshot!(render(&candidates), @r#"
+    test/test.js score=94 lines=[4, 5]
+      - deepest application frame of a js-stack stack at test/test.js:5:16 (+85)
+      - defines failing test "finds mp4" at line 4 (+45)
+    index.js score=57.5 lines=[2]
+      - defines value `lookup` at line 2, which failing test file test/test.js calls as `mime.lookup` at line 5 through `mime` (`var mime = require('..')`) (+50)
+      - imported by failing test file test/test.js at line 2 (`var mime = require('..')`) (+37.6)
+    score.js score=18.8 lines=[]
+      - imported by index.js, which failing test file test/test.js reaches through its imports (+18.8)
     "#);
 }
 

@@ -18,6 +18,7 @@ mod imports;
 mod index;
 mod names;
 mod rank;
+mod reach;
 mod resolve;
 mod search;
 mod tree;
