@@ -102,7 +102,11 @@ pub(crate) fn hits<'a>(
     for test in &tests {
         out.extend(import_hits(test));
         out.extend(call_hits(tree, test));
-        out.extend(reach::hits(reached(tree, test), test.path, import_weight(test)));
+        out.extend(reach::hits(
+            reached(tree, test),
+            test.path,
+            import_weight(test),
+        ));
     }
     for name in named {
         out.extend(named_hits(tree, &tests, name));

@@ -30,11 +30,7 @@ pub(crate) struct Reached<'a> {
 
 /// Files the imports of test file `test` reach, nearest first, within
 /// [`CLOSURE_DEPTH`] steps and [`MAX_CLOSURE_FILES`] files.
-pub(crate) fn closure<'a>(
-    tree: &Tree<'a>,
-    test: &'a str,
-    own: &[Import<'a>],
-) -> Vec<Reached<'a>> {
+pub(crate) fn closure<'a>(tree: &Tree<'a>, test: &'a str, own: &[Import<'a>]) -> Vec<Reached<'a>> {
     let mut queue: VecDeque<Reached<'a>> = own
         .iter()
         .flat_map(|import| import.files.iter())

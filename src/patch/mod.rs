@@ -25,7 +25,8 @@
 //!   `apply.weak-anchor` (away from its header, a hunk matched by only one line that is short
 //!   or occurs elsewhere, or by blank lines only), `apply.overlap` (out of order or
 //!   overlapping), `apply.already-applied` (reported, never reversed; alone it makes the
-//!   outcome `no_change`), `apply.duplicate-block` (away from its header, an added block
+//!   outcome `no_change`; a file every hunk of which is already there is left as it is
+//!   beside the files that change, and noted), `apply.duplicate-block` (away from its header, an added block
 //!   repeats its neighbours, or added lines nearly repeat them: an assignment to the same
 //!   target, the same call with one argument added, dropped or changed, a second
 //!   `return`, a line edited in place; both lines named), `apply.lost-added-line`,

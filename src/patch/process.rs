@@ -54,6 +54,10 @@ struct Work<'a> {
     order: Vec<String>,
     issues: Vec<Issue>,
     already: Vec<Issue>,
+    /// Files every hunk of which is already in the file: left as they are and reported,
+    /// so an answer that also resends a change already made (a test committed before the
+    /// run) still applies its other files.
+    skipped: Vec<Issue>,
 }
 
 impl Work<'_> {
@@ -189,6 +193,18 @@ impl Work<'_> {
         };
         match apply_hunks(path, &text, &fp.hunks) {
             Ok(a) => self.set(path, Some(a.text), FileAction::Modify, a.hunks),
+            Err(f) if f.already_applied && all_already_applied(path, &text, &fp.hunks) => {
+                self.skipped.push(
+                    Issue::new(
+                        "apply.already-applied",
+                        format!(
+                            "every hunk of {path} is already in the file, so it was left as it is; \
+                         do not resend changes that are already made"
+                        ),
+                    )
+                    .at_path(path),
+                );
+            }
             Err(f) if f.already_applied => self.already.push(f.issue),
             Err(f) => self.issues.push(f.issue),
         }
@@ -270,6 +286,13 @@ impl Work<'_> {
     }
 }
 
+/// Whether each hunk on its own is already in `text`.
+fn all_already_applied(path: &str, text: &str, hunks: &[crate::patch::parse::Hunk]) -> bool {
+    hunks.iter().all(|hunk| {
+        apply_hunks(path, text, std::slice::from_ref(hunk)).is_err_and(|f| f.already_applied)
+    })
+}
+
 /// In an answer known to be cut off, a last hunk shorter than its header says lost its end,
 /// which may have held a change: applying the rest would make only part of the change.
 fn cut_inside_last_hunk(files: &[FilePatch]) -> Option<Issue> {
@@ -334,6 +357,7 @@ fn evaluate_with(
         order: Vec::new(),
         issues: Vec::new(),
         already: Vec::new(),
+        skipped: Vec::new(),
     };
     match answer {
         Answer::NoChange => {
@@ -414,7 +438,8 @@ fn finish(
         mut files,
         order,
         mut issues,
-        already,
+        mut already,
+        skipped,
         ..
     } = work;
     if !issues.is_empty() {
@@ -437,6 +462,7 @@ fn finish(
         }
     }
     if changes.is_empty() {
+        already.extend(skipped);
         let mut notes = already;
         if notes.is_empty() {
             notes.push(Issue::new(
@@ -495,7 +521,8 @@ fn finish(
     Ok(PatchReport {
         outcome: PatchOutcome::Applied,
         files: reports,
-        issues: Vec::new(),
+        // Notes only: the files left as they were.
+        issues: skipped,
         diff,
         changes,
     })
