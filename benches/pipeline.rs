@@ -67,14 +67,18 @@ pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// The configuration of a demo run at `root`: the defaults, the replay engine.
+/// The configuration of a demo run at `root`: the defaults, the replay engine. Commands
+/// start through the efix binary's sandbox helper mode, as in `efix run` (this bench binary
+/// has no helper mode of its own).
 pub(crate) fn demo_config(root: &Path) -> Config {
     let overrides = Overrides {
         repo: root.to_path_buf(),
         engine: Some(EngineKind::Replay),
         ..Overrides::default()
     };
-    Config::resolve(None, &overrides, &Env::capture()).unwrap()
+    let mut config = Config::resolve(None, &overrides, &Env::capture()).unwrap();
+    config.runner.sandbox.helper = env!("CARGO_BIN_EXE_efix").into();
+    config
 }
 
 /// One dry run of the demo's pipeline at `root`, in this process: its wall time, the time its

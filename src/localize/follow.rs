@@ -18,6 +18,7 @@ use super::defs::{DefKind, Lang};
 use super::hit::Hit;
 use super::imports::{Import, imports};
 use super::names::{Named, Role};
+use super::phrases::{self, Quoted};
 use super::reach::{self, CLOSURE_DEPTH, MAX_CLOSURE_FILES, Reached};
 use super::resolve::is_test_path;
 use super::tree::{Def, Tree, child, parent};
@@ -70,6 +71,7 @@ pub(crate) fn hits<'a>(
     candidates: &[Candidate],
     hits: &[Hit],
     named: &[Named],
+    quoted: &[Quoted],
 ) -> Vec<Hit> {
     let holds_test: HashSet<&str> = hits
         .iter()
@@ -107,6 +109,7 @@ pub(crate) fn hits<'a>(
             test.path,
             import_weight(test),
         ));
+        out.extend(phrases::hits(tree, reached(tree, test), quoted));
     }
     for name in named {
         out.extend(named_hits(tree, &tests, name));

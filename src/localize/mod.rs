@@ -17,6 +17,7 @@ mod hit;
 mod imports;
 mod index;
 mod names;
+mod phrases;
 mod rank;
 mod reach;
 mod resolve;

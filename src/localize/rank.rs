@@ -13,7 +13,7 @@ use super::extract::extract;
 use super::frames::location_hits;
 use super::names::{Named, Role, named};
 use super::tree::Tree;
-use super::{follow, search};
+use super::{follow, phrases, search};
 
 /// Rank tracked files from a failure's output and the names of its failing tests.
 ///
@@ -52,6 +52,12 @@ pub(crate) fn candidates(
     named_files.dedup();
     hits.extend(search::failing_test_hits(tree, failing_tests, &named_files));
     let named_directly = aggregate(hits.clone());
-    hits.extend(follow::hits(tree, &named_directly, &hits, named));
+    hits.extend(follow::hits(
+        tree,
+        &named_directly,
+        &hits,
+        named,
+        &phrases::quoted(output),
+    ));
     aggregate(hits)
 }

@@ -354,11 +354,30 @@ fn credentials_in_efix_environment_never_reach_the_child() {
     assert_eq!(
         (names, dropped, outcome.sandbox.env_passed),
         (
-            vec!["EFIX_SANDBOX_MARKER", "MY_SETTING", "PATH", "TMPDIR"],
+            // Without the network, package managers are also told they are offline.
+            vec![
+                "CARGO_NET_OFFLINE",
+                "EFIX_SANDBOX_MARKER",
+                "GOPROXY",
+                "MY_SETTING",
+                "PATH",
+                "TMPDIR",
+                "UV_OFFLINE",
+                "npm_config_offline"
+            ],
             vec!["MY_SECRET".to_owned()],
-            ["EFIX_SANDBOX_MARKER", "MY_SETTING", "PATH", "TMPDIR"]
-                .map(str::to_owned)
-                .to_vec()
+            [
+                "CARGO_NET_OFFLINE",
+                "EFIX_SANDBOX_MARKER",
+                "GOPROXY",
+                "MY_SETTING",
+                "PATH",
+                "TMPDIR",
+                "UV_OFFLINE",
+                "npm_config_offline"
+            ]
+            .map(str::to_owned)
+            .to_vec()
         )
     );
 }
