@@ -235,10 +235,22 @@ fn named_hits<'a>(tree: &Tree<'a>, tests: &[TestFile<'a>], named: &Named) -> Vec
             })
             .collect();
     }
-    let resolved: Vec<Resolved<'_>> = match tests
+    // A source file that holds the failing test (a Rust `#[cfg(test)]` module) and defines
+    // the name is where it lives; the rest of the repository is not searched for it.
+    let beside_test = tests
         .iter()
-        .find_map(|test| resolve(tree, test, &named.name, None))
-    {
+        .filter(|test| !is_test_path(test.path))
+        .find_map(|test| tree.definition_in(test.path, &named.name))
+        .map(|def| Resolved {
+            def,
+            via: " (beside the failing test)".to_owned(),
+            share: 1,
+        });
+    let resolved: Vec<Resolved<'_>> = match beside_test.or_else(|| {
+        tests
+            .iter()
+            .find_map(|test| resolve(tree, test, &named.name, None))
+    }) {
         Some(found) => vec![found],
         None => match global(tree, &named.name) {
             Global::Found(found) => found,
