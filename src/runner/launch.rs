@@ -22,6 +22,9 @@ use super::probe::{Machine, machine};
 use super::sandbox::{Confinement, Mechanism, Tier};
 use super::sweep::{self, MARKER_VAR, Running};
 
+/// Where Python keeps its bytecode cache.
+const PYCACHE_VAR: &str = "PYTHONPYCACHEPREFIX";
+
 /// What a command without the network is told, unless its environment already says: cargo,
 /// npm, uv and go then resolve from their caches (a `commands.setup` fetch fills them).
 const OFFLINE_ENV: [(&str, &str); 4] = [
@@ -123,6 +126,12 @@ pub(crate) fn launch(
         .collect();
     env.push(("TMPDIR".into(), temp_dir.path().into()));
     env.push((MARKER_VAR.into(), marker.clone().into()));
+    // Python trusts a cached `.pyc` whose source has the same size and the same mtime in
+    // whole seconds, so a test file efix rewrites within a second of a run (a one-character
+    // change, a restore) could run as its old self. Each command gets an empty cache of its
+    // own, which also keeps `__pycache__` directories out of the working tree.
+    env.retain(|(name, _)| name != PYCACHE_VAR);
+    env.push((PYCACHE_VAR.into(), temp_dir.path().join("pycache").into()));
     if !spec.access.network {
         // Package managers that are told they are offline use their caches and fail at once
         // with a clear message, instead of retrying a network they cannot reach.

@@ -354,13 +354,15 @@ fn credentials_in_efix_environment_never_reach_the_child() {
     assert_eq!(
         (names, dropped, outcome.sandbox.env_passed),
         (
-            // Without the network, package managers are also told they are offline.
+            // Without the network, package managers are also told they are offline; Python
+            // keeps its bytecode in the command's own directory.
             vec![
                 "CARGO_NET_OFFLINE",
                 "EFIX_SANDBOX_MARKER",
                 "GOPROXY",
                 "MY_SETTING",
                 "PATH",
+                "PYTHONPYCACHEPREFIX",
                 "TMPDIR",
                 "UV_OFFLINE",
                 "npm_config_offline"
@@ -372,6 +374,7 @@ fn credentials_in_efix_environment_never_reach_the_child() {
                 "GOPROXY",
                 "MY_SETTING",
                 "PATH",
+                "PYTHONPYCACHEPREFIX",
                 "TMPDIR",
                 "UV_OFFLINE",
                 "npm_config_offline"

@@ -125,6 +125,36 @@ fn exec_prints_exactly_the_documented_keys() {
     assert_eq!(json["exit_code"], 0);
 }
 
+/// Python trusts a cached `.pyc` whose source has the same size and mtime (in whole
+/// seconds): a one-character change efix makes within a second of a run must not run as the
+/// old code. Each command gets its own empty bytecode cache, outside the working tree.
+#[test]
+fn exec_never_runs_python_bytecode_cached_by_an_earlier_command() {
+    let repo = Repo::with_files(&[("value.py", "X = 1\n")]);
+    let import = |repo: &Repo| {
+        let run = Efix::new()
+            .args(["exec", "--repo"])
+            .arg_path(&repo.root)
+            .args(["--", "python3", "-c", "import value; print(value.X)"])
+            .run()
+            .expect_code(0);
+        run.json()["stdout"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(import(&repo), "1\n");
+    // The same size and the same mtime: only the content tells them apart.
+    let path = repo.path("value.py");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, "X = 2\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(import(&repo), "2\n");
+    assert!(!repo.path("__pycache__").exists());
+}
+
 #[test]
 fn exec_refuses_a_shell_under_the_default_config_and_runs_nothing() {
     let repo = Repo::with_files(&[("README.md", "x\n")]);

@@ -77,18 +77,26 @@ fn secret_and_tokens_from_the_parent_neither_reach_the_child_nor_the_output() {
         Ok(outcome) => outcome,
         Err(error) => panic!("run: {error}"),
     };
-    // The runner adds the command's private TMPDIR and its sweep marker.
+    // The runner adds the command's private TMPDIR, Python's cache in it and its sweep marker.
     let own: String = outcome
         .stdout
         .lines()
-        .filter(|line| !line.starts_with("TMPDIR=") && !line.starts_with("EFIX_SANDBOX_MARKER="))
+        .filter(|line| {
+            !["TMPDIR=", "EFIX_SANDBOX_MARKER=", "PYTHONPYCACHEPREFIX="]
+                .iter()
+                .any(|own| line.starts_with(own))
+        })
         .map(|line| format!("{line}\n"))
         .collect();
     assert_eq!(
         (dropped, own, outcome.redactions),
         (
             Vec::<String>::new(),
-            format!("PATH={path}\nPRINTED=[REDACTED:env:GITHUB_TOKEN]\n"),
+            // Without the network, package managers are told they are offline.
+            format!(
+                "CARGO_NET_OFFLINE=true\nGOPROXY=off\nPATH={path}\n\
+                 PRINTED=[REDACTED:env:GITHUB_TOKEN]\nUV_OFFLINE=1\nnpm_config_offline=true\n"
+            ),
             BTreeMap::from([("env:GITHUB_TOKEN".to_owned(), 1)])
         )
     );
