@@ -185,6 +185,11 @@ fn cargo(argv: &[String]) -> Option<(Vec<String>, Option<Vec<String>>)> {
         narrow.push(arg.clone());
         i += 1;
     }
+    // cargo stops at the first test target that fails; the baseline must run them all, or a
+    // target that already failed after it would count as broken by the fix.
+    if whole.as_slice() != argv && !whole.iter().any(|a| a == "--no-fail-fast") {
+        whole.push("--no-fail-fast".to_owned());
+    }
     Some((whole, selected.then_some(narrow)))
 }
 
@@ -594,12 +599,19 @@ mod tests {
     #[test]
     fn the_whole_suite_drops_what_selects_tests_and_keeps_the_options() {
         let cases = [
-            ("cargo test -p parser crlf", "cargo test -p parser"),
-            ("cargo test crlf -- --nocapture", "cargo test"),
-            ("cargo test --test api crlf", "cargo test"),
+            (
+                "cargo test -p parser crlf",
+                "cargo test -p parser --no-fail-fast",
+            ),
+            ("cargo test crlf -- --nocapture", "cargo test --no-fail-fast"),
+            ("cargo test --test api crlf", "cargo test --no-fail-fast"),
+            (
+                "cargo test --no-fail-fast --test api crlf",
+                "cargo test --no-fail-fast",
+            ),
             (
                 "cargo nextest run -p x -E 'test(crlf)'",
-                "cargo nextest run -p x",
+                "cargo nextest run -p x --no-fail-fast",
             ),
             ("pytest tests/test_a.py::test_b", "pytest"),
             (
