@@ -259,10 +259,12 @@ fn build_engine(
             let settings = AcpSettings {
                 argv,
                 root: root.to_owned(),
-                env: config.acp_env.clone(),
+                runner: crate::runner::RunnerSettings {
+                    env: config.acp_env.clone(),
+                    ..config.runner.clone()
+                },
                 timeout: config.acp_timeout,
                 mode: config.acp_mode,
-                secrets: config.runner.secrets.clone(),
             };
             AcpEngine::new(settings)
                 .map(|e| Box::new(e) as Box<dyn Engine>)

@@ -157,6 +157,8 @@ pub struct CallMeta {
     pub edited_tree: bool,
     /// Repository-relative files the agent was allowed to edit.
     pub allowed_paths: Vec<String>,
+    /// What confined an agent process the engine started for this call (ACP).
+    pub sandbox: Option<Box<crate::runner::SandboxReport>>,
 }
 
 /// An answer plus what it cost.

@@ -191,6 +191,10 @@ pub struct EngineCall {
     /// were restored and are not part of any answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrequested_writes: Vec<String>,
+    /// What confined the agent process the engine started for this call (ACP), as its sandbox
+    /// helper reported it, with the processes it left outside its group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxReport>,
 }
 
 impl EngineCall {
@@ -215,6 +219,7 @@ impl EngineCall {
             permissions: Vec::new(),
             edited_tree: false,
             unrequested_writes: Vec::new(),
+            sandbox: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The engine section of the PR body: totals, one table row per engine call (outcome, the
 //! model the server reports, usage, latency, retries, prompt size) and the notes under it
-//! (fallbacks, prompt cuts, secrets, an agent's permission requests and the files it wrote
-//! outside the protocol, errors).
+//! (fallbacks, prompt cuts, secrets, an agent's permission requests, the files it wrote
+//! outside the protocol and the sandbox it ran in, errors).
 
 use std::fmt::Write as _;
 
@@ -105,7 +105,7 @@ fn call_outcome(call: &EngineCall) -> String {
 }
 
 /// The lines under the calls table: fallbacks, cuts, secrets, permissions, writes outside
-/// the protocol, errors.
+/// the protocol, the agent's sandbox, errors.
 fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
     let mut notes: Vec<String> = Vec::new();
     if let Some(fallback) = &call.fallback {
@@ -162,7 +162,37 @@ fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
             code_list(&call.unrequested_writes)
         ));
     }
+    if let Some(sandbox) = &call.sandbox {
+        notes.push(agent_sandbox(sandbox));
+    }
     for note in notes {
         let _ = writeln!(out, "- call {number}: {note}");
     }
+}
+
+/// The note on an agent's sandbox: its tier, what was missing for a stronger one, and the
+/// processes it left outside its group.
+fn agent_sandbox(sandbox: &crate::runner::SandboxReport) -> String {
+    let mut note = format!("the agent ran in sandbox tier `{}`", sandbox.tier);
+    if sandbox.landlock_abi.is_none() {
+        note.push_str(" (its writes were not confined: landlock was not enforced)");
+    }
+    if sandbox.leaked_processes > 0 {
+        let _ = write!(
+            note,
+            "; {} process{} it left running outside its group {} killed",
+            sandbox.leaked_processes,
+            if sandbox.leaked_processes == 1 {
+                ""
+            } else {
+                "es"
+            },
+            if sandbox.leaked_processes == 1 {
+                "was"
+            } else {
+                "were"
+            },
+        );
+    }
+    note
 }

@@ -235,6 +235,7 @@ fn record(ctx: &Ctx<'_>, call: &mut EngineCall, meta: &CallMeta, started: Instan
     call.outcome = meta.outcome;
     call.detail = meta.detail.clone();
     call.permissions = meta.permissions.clone();
+    call.sandbox = meta.sandbox.as_deref().cloned();
     call.cost_usd = budget::cost(
         &ctx.config.engine_budget,
         &ctx.evidence.engine.info.model,

@@ -1,11 +1,12 @@
 //! Long-lived children an engine speaks to over stdio (an ACP agent): started through the
-//! helper like every command, with the agent's access (the network, to call its model; the
-//! repository read-only, since it only answers), and stopped with the same sweep.
+//! helper like every command, with an agent's access (the network, to call its model; the
+//! repository read-only when it only answers, writable when it edits), registered for the
+//! sweep like a command, and stopped with the same sweep.
 //!
 //! The engine owns the protocol; this module only starts, confines and stops the process.
 
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
@@ -30,11 +31,14 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// Start `argv` in `repo` under the sandbox with the agent's access. A program that cannot
-    /// be executed is an error here: an engine cannot work without its agent.
+    /// Start `argv` in `repo` under the sandbox with `access` ([`Access::agent`] or
+    /// [`Access::editing_agent`]). A program that cannot be executed is an error here (an
+    /// [`RunnerError::Io`] whose source is `NotFound` or `PermissionDenied`): an engine cannot
+    /// work without its agent.
     pub fn spawn(
         argv: &[String],
         repo: &Path,
+        access: Access,
         settings: &RunnerSettings,
     ) -> Result<Agent, RunnerError> {
         let spec = CommandSpec {
@@ -42,14 +46,20 @@ impl Agent {
             cwd: repo.to_path_buf(),
             // The agent lives as long as the engine; the engine bounds each request.
             timeout: Duration::MAX,
-            access: Access::agent(),
+            access,
         };
         let launched = match launch(&spec, settings, Input::Piped)? {
             Launch::Started(launched) => *launched,
-            Launch::NotStarted { message, .. } => {
-                return Err(RunnerError::Helper {
-                    reason: message.trim_end().to_owned(),
-                });
+            Launch::NotStarted { exit_code, message } => {
+                let kind = if exit_code == super::model::EXIT_NOT_FOUND {
+                    std::io::ErrorKind::NotFound
+                } else {
+                    std::io::ErrorKind::PermissionDenied
+                };
+                return Err(RunnerError::io(
+                    message.trim_end().trim_start_matches("efix: "),
+                    std::io::Error::from(kind),
+                ));
             }
         };
         let pid = launched.child.id();
@@ -97,9 +107,19 @@ impl Agent {
         })
     }
 
-    /// The agent's stdin and stdout, for the engine's protocol (taken once).
-    pub fn pipes(&mut self) -> (Option<ChildStdin>, Option<ChildStdout>) {
-        (self.child.stdin.take(), self.child.stdout.take())
+    /// The agent's stdin, stdout and stderr, for the engine's protocol and its error messages
+    /// (taken once). Only the agent writes to stderr: the helper reports on its own descriptor.
+    pub fn pipes(&mut self) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+        (
+            self.child.stdin.take(),
+            self.child.stdout.take(),
+            self.child.stderr.take(),
+        )
+    }
+
+    /// How the agent exited, when it has (without waiting).
+    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
     }
 
     /// Stop the agent: SIGTERM to its group, a grace period, SIGKILL; then sweep what it
@@ -170,9 +190,14 @@ mod tests {
         ]
         .map(str::to_owned)
         .to_vec();
-        let mut agent = Agent::spawn(&argv, repo.path(), &super::super::tests::settings())
-            .unwrap_or_else(|e| panic!("{e}"));
-        let (stdin, stdout) = agent.pipes();
+        let mut agent = Agent::spawn(
+            &argv,
+            repo.path(),
+            Access::agent(),
+            &super::super::tests::settings(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (stdin, stdout, _) = agent.pipes();
         let (Some(mut stdin), Some(stdout)) = (stdin, stdout) else {
             panic!("the agent's pipes are missing");
         };
@@ -200,6 +225,55 @@ mod tests {
         );
         if !landlock {
             assert!(report.missing.iter().any(|m| m.starts_with("landlock:")));
+        }
+    }
+    #[test]
+    fn an_editing_agent_writes_the_repository_but_not_its_git_directory() {
+        let repo = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(repo.path().join(".git")).unwrap_or_else(|e| panic!("{e}"));
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "touch edited; touch .git/hook 2>/dev/null; echo git=$?",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let mut agent = Agent::spawn(
+            &argv,
+            repo.path(),
+            Access::editing_agent(),
+            &super::super::tests::settings(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (_, stdout, _) = agent.pipes();
+        let Some(stdout) = stdout else {
+            panic!("the agent's stdout is missing");
+        };
+        let said = BufReader::new(stdout)
+            .lines()
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let report = agent.stop();
+        // `.git` is read-only only where a mount namespace made it so, which the report says.
+        let git_protected = !report.read_only.is_empty();
+        assert_eq!(
+            (
+                report.network,
+                repo.path().join("edited").exists(),
+                said,
+                repo.path().join(".git/hook").exists()
+            ),
+            (
+                Network::Allowed,
+                true,
+                if git_protected { "git=1" } else { "git=0" }.to_owned(),
+                !git_protected
+            ),
+            "{report:?}"
+        );
+        if !git_protected {
+            assert!(report.missing.iter().any(|m| m.starts_with("namespaces")));
         }
     }
 }

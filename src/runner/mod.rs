@@ -9,12 +9,12 @@
 //! goes through a shell.
 //!
 //! Layout: `model` (interface types and limits), `agent` (long-lived children an engine
-//! speaks to through the helper), `interactive` (a long-lived child spoken to over its pipes),
-//! `sandbox` (tiers and what is asked and achieved), `env` (the child environment), `launch`
-//! (the parent side of helper mode), `helper` (the child side), `landlock`, `seccomp` and
-//! `namespaces` (the mechanisms), `probe` (what the machine gives), `sweep` (escaped
-//! processes), `spawn` (supervision), `rules` and `redact` (what is redacted and how, over a
-//! stream), `capture` (head and ring tail), `linux` (small platform calls).
+//! speaks to over stdio, through the helper), `sandbox` (tiers and what is asked and
+//! achieved), `env` (the child environment), `launch` (the parent side of helper mode),
+//! `helper` (the child side), `landlock`, `seccomp` and `namespaces` (the mechanisms), `probe`
+//! (what the machine gives), `sweep` (escaped processes), `spawn` (supervision), `rules` and
+//! `redact` (what is redacted and how, over a stream), `capture` (head and ring tail), `linux`
+//! (small platform calls).
 
 mod agent;
 #[doc(hidden)]
@@ -22,7 +22,6 @@ pub mod bench;
 mod capture;
 mod env;
 mod helper;
-mod interactive;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod launch;
@@ -47,7 +46,6 @@ mod tests;
 pub use agent::Agent;
 pub use env::{DEFAULT_ENV_PASS, child_env, is_github_channel, is_never_passed};
 pub use helper::{HELPER_ARG, entry as helper_entry};
-pub use interactive::{interactive_command, kill_process_group};
 pub use model::{
     CommandSpec, DEFAULT_OUTPUT_HEAD_BYTES, DEFAULT_OUTPUT_TAIL_BYTES, DEFAULT_TERM_GRACE,
     DRAIN_TIMEOUT, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, Outcome, RunnerError, RunnerSettings,

@@ -179,6 +179,15 @@ impl Access {
             write_repo: false,
         }
     }
+
+    /// An engine's agent that edits files itself (ACP edit mode): the network for its model
+    /// and the repository writable; `.git` stays read-only as for every command.
+    pub fn editing_agent() -> Access {
+        Access {
+            network: true,
+            write_repo: true,
+        }
+    }
 }
 
 /// How every child is confined; resolved once from the config.

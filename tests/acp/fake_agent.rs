@@ -9,7 +9,8 @@
 //!   refused);
 //! - `edit`: also asks to edit `outside` (which must be refused), then asks permission for an
 //!   edit tool call per entry of `edits` and, when allowed, edits the file itself;
-//! - `rogue`: writes `ROGUE.txt` into the repository without asking, then answers;
+//! - `rogue`: writes `ROGUE.txt` into the repository without asking (when the sandbox lets
+//!   it), then answers (in edit mode after the same requests as `edit`);
 //! - `hang`: never answers a prompt;
 //! - `crash`: writes to stderr and exits 3 when prompted;
 //! - `garbage`: sends malformed frames before answering normally;
@@ -164,12 +165,22 @@ impl acp::Agent for Fake {
                     .arg("1000")
                     .spawn()
                     .unwrap();
-                if let Some(file) = &self.script.pid_file {
-                    std::fs::write(file, child.id().to_string()).unwrap();
+                if let Some(file) = &self.script.pid_file
+                    && let Err(err) = std::fs::write(file, child.id().to_string())
+                {
+                    // Exit rather than leave efix waiting for an answer that never comes.
+                    eprintln!("fake agent: could not write the pid file {file}: {err}");
+                    std::process::exit(5);
                 }
                 std::mem::forget(child);
             }
-            "rogue" => std::fs::write(cwd.join("ROGUE.txt"), "written without asking\n").unwrap(),
+            "rogue" => {
+                // The sandbox may refuse the write (answer mode): say so and answer anyway.
+                if let Err(err) = std::fs::write(cwd.join("ROGUE.txt"), "written without asking\n")
+                {
+                    eprintln!("fake agent: could not write ROGUE.txt: {err}");
+                }
+            }
             _ => {}
         }
         if plan {
@@ -182,7 +193,7 @@ impl acp::Agent for Fake {
         {
             eprintln!("efix allowed a command");
         }
-        if self.scenario == "edit" {
+        if self.scenario == "edit" || self.scenario == "rogue" {
             let outside = self.script.outside.as_ref().map(PathBuf::from);
             if let Some(outside) = outside
                 && self

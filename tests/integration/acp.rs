@@ -1,7 +1,8 @@
 //! `efix run --engine acp` with a fake agent built on the crate's agent side (a real fix in
-//! answer mode and in edit mode, a file written without asking, a hang, a crash with stderr,
-//! malformed frames, a child that must not survive, permissions that must be refused), and
-//! with a small agent written on the official Python SDK, in both modes.
+//! answer mode and in edit mode, a file written without asking, which the sandbox refuses in
+//! answer mode, a hang, a crash with stderr, malformed frames, a child that must not survive,
+//! permissions that must be refused), and with a small agent written on the official Python
+//! SDK, in both modes.
 
 use std::path::Path;
 
@@ -104,6 +105,7 @@ fn edit_mode_takes_the_agents_own_edits_through_the_same_checks() {
     );
     let call = &evidence["engine"]["calls"][1];
     assert_eq!(call["edited-tree"], true);
+    landlock_confined(&evidence, 1);
     assert_eq!(call["permissions"][2]["paths"], json!(["calc.py"]));
     assert!(
         call["permissions"][1]["reason"]
@@ -121,8 +123,33 @@ fn edit_mode_takes_the_agents_own_edits_through_the_same_checks() {
     );
 }
 
+/// Whether landlock confined the agent of `call`, read from its sandbox record (which every
+/// call that started an agent has, with the network kept for the model); where it did not,
+/// the record must say why.
+fn landlock_confined(evidence: &Value, call: usize) -> bool {
+    let sandbox = &evidence["engine"]["calls"][call]["sandbox"];
+    assert!(sandbox.is_object(), "call {call} has no sandbox record");
+    assert_eq!(sandbox["network"], "allowed", "{sandbox}");
+    assert_eq!(sandbox["leaked_processes"], 0, "{sandbox}");
+    let confined = !sandbox["landlock_abi"].is_null();
+    if !confined {
+        let missing = sandbox["missing"].as_array().unwrap();
+        assert!(
+            missing
+                .iter()
+                .any(|m| m.as_str().unwrap().starts_with("landlock:")),
+            "landlock was not enforced and the record does not say why: {sandbox}"
+        );
+    }
+    confined
+}
+
+fn pr_body(repo: &Repo) -> String {
+    std::fs::read_to_string(beside(repo).join("artifacts/pr-body.md")).unwrap()
+}
+
 #[test]
-fn files_the_agent_writes_without_asking_are_restored_and_recorded() {
+fn an_answering_agent_cannot_write_into_the_repository() {
     let repo = clamp_repo(&[]);
     let script = script(&repo, fix_answer(fix_edits()), json!({}));
     let (run, evidence) = run_fake(&repo, "rogue", "answer", &script, "");
@@ -130,12 +157,41 @@ fn files_the_agent_writes_without_asking_are_restored_and_recorded() {
     assert!(fixed(&repo));
     assert!(!repo.path("ROGUE.txt").exists());
     for call in 0..2 {
-        assert_eq!(
-            evidence["engine"]["calls"][call]["unrequested-writes"],
-            json!(["ROGUE.txt"])
-        );
+        let writes = &evidence["engine"]["calls"][call]["unrequested-writes"];
+        if landlock_confined(&evidence, call) {
+            // The sandbox refused the write: there was nothing to restore.
+            assert!(writes.is_null(), "call {call} wrote {writes}");
+        } else {
+            assert_eq!(writes, &json!(["ROGUE.txt"]), "call {call}");
+        }
     }
-    let body = std::fs::read_to_string(beside(&repo).join("artifacts/pr-body.md")).unwrap();
+    let body = pr_body(&repo);
+    assert!(
+        body.contains("- call 2: the agent ran in sandbox tier `"),
+        "{body}"
+    );
+}
+
+#[test]
+fn files_an_editing_agent_writes_without_asking_are_restored_and_recorded() {
+    let repo = clamp_repo(&[]);
+    let script = script(&repo, fix_answer(fix_edits()), json!({}));
+    let (run, evidence) = run_fake(&repo, "rogue", "edit", &script, "");
+    run.expect_code(0);
+    assert!(fixed(&repo));
+    assert!(!repo.path("ROGUE.txt").exists());
+    // The plan call is read-only whatever the mode; the fix call may write the repository.
+    let plan_writes = &evidence["engine"]["calls"][0]["unrequested-writes"];
+    if landlock_confined(&evidence, 0) {
+        assert!(plan_writes.is_null(), "the plan call wrote {plan_writes}");
+    } else {
+        assert_eq!(plan_writes, &json!(["ROGUE.txt"]));
+    }
+    landlock_confined(&evidence, 1);
+    let call = &evidence["engine"]["calls"][1];
+    assert_eq!(call["edited-tree"], true);
+    assert_eq!(call["unrequested-writes"], json!(["ROGUE.txt"]));
+    let body = pr_body(&repo);
     assert!(
         body.contains(
             "the agent wrote files outside the protocol (restored, not used): `ROGUE.txt`"
@@ -211,13 +267,17 @@ fn malformed_frames_are_skipped() {
 #[test]
 fn a_child_the_agent_starts_does_not_survive_it() {
     let repo = clamp_repo(&[]);
-    let pid_file = beside(&repo).join("child.pid");
+    // The agent may write only to places the sandbox allows: one is made for the pid file.
+    let out = beside(&repo).join("agent-out");
+    std::fs::create_dir(&out).unwrap();
+    let pid_file = out.join("child.pid");
     let script = script(
         &repo,
         fix_answer(fix_edits()),
         json!({"pid_file": pid_file}),
     );
-    let (run, _) = run_fake(&repo, "spawn", "answer", &script, "");
+    let writable = format!("sandbox:\n  writable: [\"{}\"]\n", out.display());
+    let (run, _) = run_fake(&repo, "spawn", "answer", &script, &writable);
     run.expect_code(0);
     let pid = std::fs::read_to_string(&pid_file).unwrap();
     let proc_dir = Path::new("/proc").join(pid.trim());

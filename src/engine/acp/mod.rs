@@ -2,23 +2,25 @@
 //! Agent Client Protocol over its stdin and stdout, with the `agent-client-protocol` crate
 //! (whose types stay inside this module).
 //!
-//! Each request is one conversation: start the agent through the runner's spawn hygiene,
-//! `initialize` (no file-system and no terminal capability), `session/new` with the
-//! repository as cwd, one `session/prompt`, the agent's message text collected (up to
-//! 2 MiB), then the agent's process group killed, on completion, timeout (`acp.timeout-ms`,
-//! or the run's deadline when sooner) or error alike. Errors end with the redacted tail of
-//! the agent's stderr.
+//! Each request is one conversation: start the agent through the runner's sandbox
+//! (`runner::Agent`: the helper's `no_new_privs`, seccomp, landlock and namespaces, the
+//! network kept for its model), `initialize` (no file-system and no terminal capability),
+//! `session/new` with the repository as cwd, one `session/prompt`, the agent's message text
+//! collected (up to 2 MiB), then the agent stopped (its process group, then whatever escaped
+//! it), on completion, timeout (`acp.timeout-ms`, or the run's deadline when sooner) or error
+//! alike. What confined the agent goes into the call's record. Errors end with the redacted
+//! tail of the agent's stderr.
 //!
-//! In answer mode every permission request is rejected and the text is the answer. In edit
-//! mode (fix requests only) tool calls that only edit files inside the repository are
-//! allowed once; the pipeline then takes the change the agent made to the tree as its
-//! proposal and restores the tree (see `pipeline::tree`).
+//! In answer mode every permission request is rejected, the repository is read-only to the
+//! agent, and the text is the answer. In edit mode (fix requests only) the repository is
+//! writable to the agent (`.git` stays read-only) and tool calls that only edit files inside
+//! the repository are allowed once; the pipeline then takes the change the agent made to the
+//! tree as its proposal and restores the tree (see `pipeline::tree`).
 
 mod client;
 mod process;
 
 use std::cell::RefCell;
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -27,19 +29,19 @@ use agent_client_protocol::{self as acp, Agent as _};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use self::client::{Collected, EfixClient};
-use self::process::{BoundedLines, GroupGuard, StderrTail, drain_stderr, spawn_agent};
+use self::process::{BoundedLines, Pipes, StderrTail, drain_stderr, spawn_agent};
 use super::{
     AnswerStyle, CallKind, CallMeta, CallOutcome, Engine, EngineError, EngineInfo, FixRequest,
     FixResponse, PlanRequest, PlanResponse, Prompt, Reply,
 };
 use crate::config::AcpMode;
-use crate::runner::Secret;
+use crate::runner::{Access, Agent, RunnerSettings, SandboxReport, Secret};
 
-/// How long efix waits for the killed agent to be reaped (2 s).
-const REAP_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long efix waits for an agent that broke off the conversation to exit (500 ms).
 const EXIT_WAIT: Duration = Duration::from_millis(500);
-/// How long efix keeps reading the agent's stderr after killing it (500 ms).
+/// How often efix looks whether that agent has exited (10 ms).
+const EXIT_POLL: Duration = Duration::from_millis(10);
+/// How long efix keeps reading the agent's stderr after stopping it (500 ms).
 const STDERR_DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Everything needed to start and talk to the agent.
@@ -49,12 +51,11 @@ pub struct AcpSettings {
     pub argv: Vec<String>,
     /// The repository root: the session's cwd.
     pub root: PathBuf,
-    /// The agent's environment (`Config::acp_env`).
-    pub env: Vec<(OsString, OsString)>,
+    /// How the agent is started: its whole environment (`Config::acp_env`), the sandbox, and
+    /// the secrets redacted from its stderr before it goes into an error.
+    pub runner: RunnerSettings,
     pub timeout: Duration,
     pub mode: AcpMode,
-    /// Secrets redacted from the agent's stderr before it goes into an error.
-    pub secrets: Vec<Secret>,
 }
 
 /// The ACP engine.
@@ -95,28 +96,38 @@ impl AcpEngine {
             .settings
             .timeout
             .min(deadline.saturating_duration_since(Instant::now()));
+        // A plan is words whatever the mode: only an agent allowed to edit may write.
+        let access = if allow_edits {
+            Access::editing_agent()
+        } else {
+            Access::agent()
+        };
+        let settings = &self.settings;
+        let mut agent = spawn_agent(&settings.argv, &settings.root, access, &settings.runner)?;
         let stderr = Rc::new(RefCell::new(StderrTail::default()));
         let collected = Rc::new(RefCell::new(Collected::default()));
-        let settings = &self.settings;
         let local = tokio::task::LocalSet::new();
-        let outcome = self.runtime.block_on(local.run_until(async {
-            tokio::time::timeout(
-                limit,
-                converse(settings, text, allow_edits, &stderr, &collected),
-            )
-            .await
-        }));
+        let (result, drained) = self.runtime.block_on(local.run_until(talk(
+            settings,
+            &mut agent,
+            text,
+            allow_edits,
+            limit,
+            (&stderr, &collected),
+        )));
+        // The runner stops the agent outside the runtime: it waits for the group to end and
+        // sweeps what escaped it, which may take its grace period.
+        let sandbox = agent.stop();
+        record_sandbox(&sandbox);
+        if let Some(drained) = drained {
+            // Read what the agent wrote to stderr before it died (its pipe closes with it).
+            self.runtime.block_on(local.run_until(async {
+                let _ = tokio::time::timeout(STDERR_DRAIN_TIMEOUT, drained).await;
+            }));
+        }
         let tail = stderr.borrow().text();
-        let result = match outcome {
-            Ok(result) => result,
-            Err(_) => Err(format!(
-                "the agent did not finish within {} ms (acp.timeout-ms, or the run's time \
-                 budget); its process group was killed",
-                limit.as_millis()
-            )),
-        };
         let stop = result.map_err(|message| EngineError::Agent {
-            message: with_stderr(&message, &tail, &self.settings.secrets),
+            message: with_stderr(&message, &tail, &self.settings.runner.secrets),
         })?;
         let collected = std::mem::take(&mut *collected.borrow_mut());
         let (outcome, detail) = match stop {
@@ -156,29 +167,75 @@ impl AcpEngine {
             permissions: collected.permissions,
             edited_tree: edited,
             allowed_paths: collected.allowed_paths,
+            sandbox: Some(Box::new(sandbox)),
             ..CallMeta::default()
         };
         Ok((collected.text, meta))
     }
 }
 
-/// The conversation; `Err` is a sentence for the error (the stderr tail is added later).
-async fn converse(
+/// The conversation with a started agent within `limit`, and the task reading its stderr;
+/// `Err` is a sentence for the error (the stderr tail is added later).
+async fn talk(
     settings: &AcpSettings,
+    agent: &mut Agent,
     text: String,
     allow_edits: bool,
-    stderr: &Rc<RefCell<StderrTail>>,
+    limit: Duration,
+    (stderr, collected): (&Rc<RefCell<StderrTail>>, &Rc<RefCell<Collected>>),
+) -> (
+    Result<acp::StopReason, String>,
+    Option<tokio::task::JoinHandle<()>>,
+) {
+    let pipes = match Pipes::take(agent) {
+        Ok(pipes) => pipes,
+        Err(message) => return (Err(message), None),
+    };
+    let Pipes {
+        stdin,
+        stdout,
+        stderr: stderr_pipe,
+    } = pipes;
+    let drained = tokio::task::spawn_local(drain_stderr(stderr_pipe, Rc::clone(stderr)));
+    let conversation = converse(settings, (stdin, stdout), text, allow_edits, collected);
+    let result = match tokio::time::timeout(limit, conversation).await {
+        Ok(Ok(stop)) => Ok(stop),
+        // An agent that broke off has usually exited; say how, when it did so promptly.
+        Ok(Err(message)) => Err(match exited(agent).await {
+            Some(status) => format!("{message} (the agent exited: {status})"),
+            None => message,
+        }),
+        Err(_) => Err(format!(
+            "the agent did not finish within {} ms (acp.timeout-ms, or the run's time \
+             budget); its process group was killed",
+            limit.as_millis()
+        )),
+    };
+    (result, Some(drained))
+}
+
+/// How the agent exited, when it does within [`EXIT_WAIT`].
+async fn exited(agent: &mut Agent) -> Option<std::process::ExitStatus> {
+    let deadline = tokio::time::Instant::now() + EXIT_WAIT;
+    loop {
+        if let Some(status) = agent.try_wait() {
+            return Some(status);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(EXIT_POLL).await;
+    }
+}
+
+/// The protocol over the agent's stdin and stdout.
+async fn converse(
+    settings: &AcpSettings,
+    (stdin, stdout): (tokio::process::ChildStdin, tokio::process::ChildStdout),
+    text: String,
+    allow_edits: bool,
     collected: &Rc<RefCell<Collected>>,
 ) -> Result<acp::StopReason, String> {
-    let mut child = spawn_agent(&settings.argv, &settings.root, &settings.env)
-        .map_err(|err| err.to_string())?;
-    let guard = GroupGuard(child.id());
-    let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err("the agent's pipes could not be opened".to_owned());
-    };
-    let drained = tokio::task::spawn_local(drain_stderr(stderr_pipe, Rc::clone(stderr)));
     let handler = EfixClient {
         collected: Rc::clone(collected),
         root: settings.root.clone(),
@@ -220,27 +277,32 @@ async fn converse(
             .map_err(|err| format!("session/prompt failed: {err}"))?;
         Ok(response.stop_reason)
     };
-    let result = tokio::select! {
+    tokio::select! {
         result = conversation => result,
         ended = io => Err(match ended {
             Ok(()) => "the agent closed its output before answering".to_owned(),
             Err(err) => format!("the connection failed: {err}"),
         }),
-    };
-    let result = match result {
-        // An agent that broke off has usually exited; say how, when it did so promptly.
-        Err(message) => Err(match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
-            Ok(Ok(status)) => format!("{message} (the agent exited: {status})"),
-            _ => message,
-        }),
-        ok => ok,
-    };
-    drop(guard);
-    // Reap the killed agent so it does not linger as a zombie, and read what it wrote to
-    // stderr before it died (its pipe closes with the group, unless something escaped it).
-    let _ = tokio::time::timeout(REAP_TIMEOUT, child.wait()).await;
-    let _ = tokio::time::timeout(STDERR_DRAIN_TIMEOUT, drained).await;
-    result
+    }
+}
+
+/// Log what confined the agent: the record of a failed call has no room for it, and the
+/// processes it left behind deserve a warning.
+fn record_sandbox(report: &SandboxReport) {
+    tracing::debug!(
+        tier = %report.tier,
+        landlock = ?report.landlock_abi,
+        seccomp = report.seccomp,
+        missing = ?report.missing,
+        "the ACP agent's sandbox"
+    );
+    if report.leaked_processes > 0 {
+        tracing::warn!(
+            count = report.leaked_processes,
+            leaked = ?report.leaked,
+            "the ACP agent left processes outside its group; they were killed"
+        );
+    }
 }
 
 /// The message with the redacted end of the agent's stderr, when it wrote any.

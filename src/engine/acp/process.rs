@@ -1,18 +1,20 @@
-//! The agent process: started through the runner's spawn hygiene, its stderr kept in a
-//! bounded tail, its stdout read in lines no longer than [`MAX_LINE_BYTES`], and its process
-//! group killed when the conversation ends, whatever the reason.
+//! The agent process: started through the runner as a sandboxed [`Agent`] (the one way efix
+//! starts an agent), its pipes made asynchronous for the protocol, its stderr kept in a bounded
+//! tail, and its stdout read in lines no longer than [`MAX_LINE_BYTES`]. Stopping it (its
+//! process group, then what escaped the group) is the runner's.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::path::Path;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
 use crate::engine::EngineError;
+use crate::runner::{Access, Agent, RunnerError, RunnerSettings};
 
 /// Bytes of the agent's stderr kept (the end of it, 16 KiB).
 pub(crate) const STDERR_TAIL_BYTES: usize = 16 * 1024;
@@ -21,38 +23,46 @@ pub(crate) const STDERR_TAIL_BYTES: usize = 16 * 1024;
 /// one would grow efix's memory without limit.
 pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Start the agent. The one place an agent process is made: through the runner, so it gets
-/// the same hygiene as every command (and any stronger tier the runner adds).
+/// Start the agent in `root` with `access`, confined by the runner's sandbox helper like every
+/// command, with `settings.env` as its whole environment.
 pub(crate) fn spawn_agent(
     argv: &[String],
-    cwd: &Path,
-    env: &[(OsString, OsString)],
-) -> Result<tokio::process::Child, EngineError> {
-    let command =
-        crate::runner::interactive_command(argv, cwd, env).map_err(|err| EngineError::Agent {
-            message: format!("start `{}`: {err}", argv.join(" ")),
-        })?;
-    let mut command = tokio::process::Command::from(command);
-    command.kill_on_drop(true);
-    command.spawn().map_err(|err| EngineError::Agent {
-        message: match err.kind() {
-            std::io::ErrorKind::NotFound => format!(
-                "start `{}`: program not found; check acp.command and PATH",
-                argv.first().map(String::as_str).unwrap_or_default()
-            ),
+    root: &Path,
+    access: Access,
+    settings: &RunnerSettings,
+) -> Result<Agent, EngineError> {
+    Agent::spawn(argv, root, access, settings).map_err(|err| EngineError::Agent {
+        message: match &err {
+            RunnerError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                format!(
+                    "start `{}`: program not found; check acp.command and PATH",
+                    argv.first().map(String::as_str).unwrap_or_default()
+                )
+            }
             _ => format!("start `{}`: {err}", argv.join(" ")),
         },
     })
 }
 
-/// Kills the agent's process group when dropped: on completion, timeout or error alike.
-pub(crate) struct GroupGuard(pub Option<u32>);
+/// The agent's pipes, registered with the async runtime.
+pub(crate) struct Pipes {
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+}
 
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0 {
-            crate::runner::kill_process_group(pid);
-        }
+impl Pipes {
+    /// Take the agent's pipes; must run inside the runtime that will read them.
+    pub(crate) fn take(agent: &mut Agent) -> Result<Pipes, String> {
+        let (Some(stdin), Some(stdout), Some(stderr)) = agent.pipes() else {
+            return Err("the agent's pipes could not be opened".to_owned());
+        };
+        let failed = |err: std::io::Error| format!("the agent's pipes could not be opened: {err}");
+        Ok(Pipes {
+            stdin: ChildStdin::from_std(stdin).map_err(failed)?,
+            stdout: ChildStdout::from_std(stdout).map_err(failed)?,
+            stderr: ChildStderr::from_std(stderr).map_err(failed)?,
+        })
     }
 }
 
@@ -79,10 +89,7 @@ impl StderrTail {
 }
 
 /// Read the agent's stderr into `tail` until it closes.
-pub(crate) async fn drain_stderr(
-    mut stderr: tokio::process::ChildStderr,
-    tail: Rc<RefCell<StderrTail>>,
-) {
+pub(crate) async fn drain_stderr(mut stderr: ChildStderr, tail: Rc<RefCell<StderrTail>>) {
     let mut buffer = vec![0u8; 8192];
     loop {
         match stderr.read(&mut buffer).await {
