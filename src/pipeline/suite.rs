@@ -603,7 +603,10 @@ mod tests {
                 "cargo test -p parser crlf",
                 "cargo test -p parser --no-fail-fast",
             ),
-            ("cargo test crlf -- --nocapture", "cargo test --no-fail-fast"),
+            (
+                "cargo test crlf -- --nocapture",
+                "cargo test --no-fail-fast",
+            ),
             ("cargo test --test api crlf", "cargo test --no-fail-fast"),
             (
                 "cargo test --no-fail-fast --test api crlf",

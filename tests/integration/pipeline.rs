@@ -68,7 +68,10 @@ fn the_real_fix_exits_0_and_stays_applied_with_its_test() {
         evidence["rounds"][0]["prove"]["table"]["fixed"],
         json!(["tests::crlf_files_parse_like_unix_files"])
     );
-    assert_eq!(evidence["request"]["derived-suite"], "cargo test");
+    assert_eq!(
+        evidence["request"]["derived-suite"],
+        "cargo test --no-fail-fast"
+    );
 }
 
 #[test]
