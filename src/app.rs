@@ -259,9 +259,16 @@ fn build_engine(
             let settings = AcpSettings {
                 argv,
                 root: root.to_owned(),
-                runner: crate::runner::RunnerSettings {
-                    env: config.acp_env.clone(),
-                    ..config.runner.clone()
+                runner: {
+                    let mut runner = crate::runner::RunnerSettings {
+                        env: config.acp_env.clone(),
+                        ..config.runner.clone()
+                    };
+                    runner
+                        .sandbox
+                        .writable
+                        .extend(config.acp_writable.iter().cloned());
+                    runner
                 },
                 timeout: config.acp_timeout,
                 mode: config.acp_mode,

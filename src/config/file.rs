@@ -114,6 +114,12 @@ pub struct AcpFile {
     /// once, and the change the agent made is the answer (efix restores the tree and applies
     /// the change itself, through the same checks).
     pub mode: Option<AcpMode>,
+    /// Directories (or files) the agent may write besides its private temporary directory and
+    /// the caches of `sandbox.writable`: its own state outside the repository, such as
+    /// `~/.claude`, `~/.claude.json` or `~/.gemini`. Absolute, or starting with `~/`. Default
+    /// none: under landlock an agent that writes its home directory fails until they are
+    /// listed here.
+    pub writable: Option<StringList>,
 }
 
 /// `test:` section.

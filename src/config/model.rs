@@ -207,6 +207,8 @@ pub struct Config {
     /// `acp.env-pass` names (its own credentials).
     pub acp_env: Vec<(OsString, OsString)>,
     pub acp_mode: AcpMode,
+    /// Paths the ACP agent may also write (`acp.writable`).
+    pub acp_writable: Vec<PathBuf>,
     pub test: TestConfig,
     /// Programs (basenames) that may be run.
     pub allow: Vec<String>,

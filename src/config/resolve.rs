@@ -734,6 +734,19 @@ impl Config {
         if !acp_env_pass.contains(&openai.api_key_env) {
             acp_env.retain(|(name, _)| name.to_str() != Some(openai.api_key_env.as_str()));
         }
+        let acp_writable = list(acp.writable)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .map(|(index, path)| {
+                writable_path(
+                    &format!("acp.writable[{index}]"),
+                    path,
+                    &layers.file_origin,
+                    env,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let writable = match list(sandbox.writable) {
             Some(paths) => {
                 let origin = layers.file_origin.clone();
@@ -803,6 +816,7 @@ impl Config {
             acp_timeout,
             acp_env,
             acp_mode,
+            acp_writable,
             test,
             allow,
             command_timeout,

@@ -76,12 +76,25 @@ pub fn check_summary(config: &Config) -> String {
             config.fix_format.as_str()
         ),
         EngineKind::Acp => format!(
-            "acp ({} mode), agent `{}`, timeout {}, passes {} variable{}",
+            "acp ({} mode), agent `{}`, timeout {}, passes {} variable{}{}",
             config.acp_mode.as_str(),
             config.acp_command.as_deref().unwrap_or_default(),
             seconds(config.acp_timeout),
             config.acp_env.len(),
-            if config.acp_env.len() == 1 { "" } else { "s" }
+            if config.acp_env.len() == 1 { "" } else { "s" },
+            if config.acp_writable.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", also writes {}",
+                    config
+                        .acp_writable
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
         ),
         EngineKind::Replay => "replay (answers from the --replay file)".to_owned(),
     };

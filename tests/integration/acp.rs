@@ -267,7 +267,8 @@ fn malformed_frames_are_skipped() {
 #[test]
 fn a_child_the_agent_starts_does_not_survive_it() {
     let repo = clamp_repo(&[]);
-    // The agent may write only to places the sandbox allows: one is made for the pid file.
+    // The agent may write only to places the sandbox allows: `acp.writable` adds one for the
+    // pid file, for the agent alone.
     let out = beside(&repo).join("agent-out");
     std::fs::create_dir(&out).unwrap();
     let pid_file = out.join("child.pid");
@@ -276,7 +277,7 @@ fn a_child_the_agent_starts_does_not_survive_it() {
         fix_answer(fix_edits()),
         json!({"pid_file": pid_file}),
     );
-    let writable = format!("sandbox:\n  writable: [\"{}\"]\n", out.display());
+    let writable = format!("  writable: [\"{}\"]\n", out.display());
     let (run, _) = run_fake(&repo, "spawn", "answer", &script, &writable);
     run.expect_code(0);
     let pid = std::fs::read_to_string(&pid_file).unwrap();
