@@ -66,17 +66,39 @@ pub fn run_cancellable(
         return Err(RunnerError::EmptyCommand);
     }
     check_directory(spec)?;
-    let redactor = Redactor::cached(&settings.secrets)?;
+    // The rules compile (a few ms the first time in a process) while the helper starts the
+    // child: nothing is redacted before the child's first output.
+    let secrets = settings.secrets.clone();
+    let compiling = std::thread::spawn(move || Redactor::cached(&secrets));
+    let non_dumpable_parent = linux::is_non_dumpable();
+
+    let start = Instant::now();
+    let launched = launch(spec, settings, Input::Null);
+    let redactor = match compiling
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    {
+        Ok(redactor) => redactor,
+        Err(error) => {
+            // Nothing may run unredacted: a started child is stopped with its group.
+            if let Ok(Launch::Started(started)) = launched {
+                let mut child = started.child;
+                if let Ok(raw) = i32::try_from(child.id()) {
+                    signal_group(Pid::from_raw(raw), Signal::SIGKILL);
+                }
+                let _ = child.wait();
+                sweep::untrack(child.id());
+            }
+            return Err(error);
+        }
+    };
     let mut redactions = Counts::new();
     let argv: Vec<String> = spec
         .argv
         .iter()
         .map(|arg| redactor.redact_text(arg, &mut redactions))
         .collect();
-    let non_dumpable_parent = linux::is_non_dumpable();
-
-    let start = Instant::now();
-    let launched = match launch(spec, settings, Input::Null)? {
+    let launched = match launched? {
         Launch::Started(launched) => launched,
         Launch::NotStarted { exit_code, message } => {
             let stderr = redactor.redact_text(&message, &mut redactions);
