@@ -5,7 +5,6 @@
 use crate::engine::{AnswerStyle, CallKind, Engine, Prompt};
 use crate::evidence::{ExcerptRecord, Localization, Status};
 use crate::exit::ExitStatus;
-use crate::git::Repo;
 use crate::prompt::{Cut, Section};
 
 use super::PipelineError;
@@ -51,7 +50,8 @@ fn localize(
     ctx: &mut Ctx<'_>,
     engine: &mut dyn Engine,
 ) -> Result<Option<ExitStatus>, PipelineError> {
-    let tracked = Repo::open(&ctx.root)?.tracked_files()?;
+    // The snapshot listed the tracked files already; the index is not read again.
+    let tracked = ctx.snapshot.tracked_paths();
     let failing = ctx
         .evidence
         .reproduction

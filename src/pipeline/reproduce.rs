@@ -24,9 +24,15 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError
 fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
     let command = ctx.command.clone();
     let mut runs = Vec::new();
-    for _ in 0..ctx.repeat {
+    for run in 0..ctx.repeat {
+        if run > 0 {
+            // Each repetition starts from the tree as it was.
+            ctx.restore()?;
+        }
         let id = ctx.run_command(&command, Phase::Reproduce, Purpose::Reproduction, None)?;
-        ctx.restore()?;
+        // The suites' baselines run next in the same state, as the proof's commands do after
+        // the fix; the tree is restored after them (or at the end of the phase, or of the run
+        // when it ends here), which spares one walk of the whole tree.
         match id {
             Some(id) => runs.push(id),
             None => return Ok(Some(stop(ctx))),
@@ -149,6 +155,8 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
     if let Some(repro) = ctx.evidence.reproduction.as_mut() {
         repro.suite_baselines = baselines;
     }
+    // Localization reads the tree as it was (a walk only when no baseline ran since).
+    ctx.restore()?;
     Ok(None)
 }
 

@@ -186,6 +186,21 @@ impl Snapshot {
         self.len() == 0
     }
 
+    /// The tracked files (submodules left out), sorted, as the index listed them when the
+    /// snapshot was taken: what [`super::Repo::tracked_files`] gives for a clean tree, without
+    /// reading the index again.
+    pub fn tracked_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .tracked
+            .iter()
+            .map(|t| super::repo::lossy(&t.path))
+            .collect();
+        // Lossy conversion can merge or reorder non-UTF-8 names.
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
     /// Paths that made the tree "not clean" at the snapshot, as git sees it: modified,
     /// staged, deleted or conflicted tracked files and untracked files that are not ignored;
     /// sorted. (Files under `--assume-unchanged` or `--skip-worktree` are git's to ignore, and
