@@ -93,6 +93,20 @@ fn a_missing_config_file_given_explicitly_exits_2() {
     );
 }
 
+/// The README starts with `cargo run --release -- demo`: with a second binary in the
+/// package (the test ACP agent), cargo must be told which one `cargo run` means.
+#[test]
+fn cargo_run_means_the_efix_binary() {
+    let manifest = include_str!("../../Cargo.toml");
+    let readme = include_str!("../../README.md");
+    assert!(readme.contains("cargo run --release -- demo"));
+    let binaries = manifest.matches("[[bin]]").count();
+    assert!(
+        binaries <= 1 || manifest.contains("default-run = \"efix\""),
+        "Cargo.toml has {binaries} binaries and no `default-run = \"efix\"`"
+    );
+}
+
 #[test]
 fn exec_prints_exactly_the_documented_keys() {
     let repo = Repo::with_files(&[("README.md", "x\n")]);
