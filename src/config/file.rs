@@ -230,7 +230,7 @@ pub struct SandboxFile {
     /// directory: absolute, or starting with `~/`. Replaces the default list, the package and
     /// build caches of cargo (`$CARGO_HOME/registry`, `$CARGO_HOME/git` and its lock files),
     /// npm (`~/.npm`), pip (`~/.cache/pip`), uv (`~/.cache/uv`) and go (`GOCACHE`,
-    /// `GOMODCACHE`).
+    /// `GOMODCACHE`), plus `CARGO_TARGET_DIR` when it is set.
     pub writable: Option<StringList>,
 }
 

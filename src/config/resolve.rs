@@ -899,6 +899,9 @@ fn default_writable(env: &Env) -> Vec<PathBuf> {
     paths.push(var("UV_CACHE_DIR").unwrap_or_else(|| cache.join("uv")));
     paths.push(var("GOCACHE").unwrap_or_else(|| cache.join("go-build")));
     paths.push(var("GOMODCACHE").unwrap_or_else(|| go_path.join("pkg").join("mod")));
+    // A shared cargo target directory is passed to commands; cargo must be able to build
+    // there (a relative one is inside the repository, which is writable anyway).
+    paths.extend(var("CARGO_TARGET_DIR"));
     paths
 }
 

@@ -55,12 +55,18 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
     let offline = (!ctx.config.network)
         .then(|| records.iter().find_map(|r| needs_network(r)))
         .flatten();
+    // The same for a write the sandbox refused (a build directory outside the repository).
+    let confined = records.iter().find_map(|r| refused_write(r));
     let all_failed = failed.iter().all(|f| *f);
     let flaky = !all_failed && failed.iter().any(|f| *f);
     ctx.evidence.reproduction = Some(Reproduction {
         runs: runs.clone(),
         suite_baselines: Vec::new(),
-        reproduced: all_failed && !no_tests && !not_found && offline.is_none(),
+        reproduced: all_failed
+            && !no_tests
+            && !not_found
+            && offline.is_none()
+            && confined.is_none(),
         flaky,
         failing_tests,
         narrowed: None,
@@ -85,6 +91,19 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
                  efix turns off for reproduction and proof (`{line}`); fetch dependencies in \
                  `commands.setup` (`cargo fetch`, `npm ci`, `pip install -e .`), which runs \
                  with the network first, or set `security.network: true`"
+            ),
+        );
+        return Ok(Some(ExitStatus::NotReproduced));
+    }
+    if let Some(line) = confined {
+        ctx.conclude(
+            Status::NotReproduced,
+            ExitStatus::NotReproduced,
+            format!(
+                "`{command}` failed before any test ran because the sandbox refused a write \
+                 (`{line}`); commands write only to the repository, their own TMPDIR and the \
+                 paths of `sandbox.writable`: add the directory it needs there (a build or \
+                 cache directory such as a shared CARGO_TARGET_DIR)"
             ),
         );
         return Ok(Some(ExitStatus::NotReproduced));
@@ -239,9 +258,32 @@ const NETWORK_FAILURES: [&str; 10] = [
     "enotcached",
 ];
 
+/// What the kernel says when landlock or a read-only mount refuses a write.
+const WRITE_REFUSALS: [&str; 3] = [
+    "permission denied",
+    "read-only file system",
+    "operation not permitted",
+];
+
 /// The first output line of a failed run that shows a network failure, when the runner
 /// reported no test (a run whose tests ran failed for a reason of its own).
 fn needs_network(record: &CommandRecord) -> Option<String> {
+    first_line_before_tests(record, &NETWORK_FAILURES)
+}
+
+/// The first output line of a failed run, under landlock, that shows a refused write, when
+/// the runner reported no test.
+fn refused_write(record: &CommandRecord) -> Option<String> {
+    let sandbox = &record.outcome.as_ref()?.sandbox;
+    if sandbox.landlock_abi.is_none() && sandbox.read_only.is_empty() {
+        return None;
+    }
+    first_line_before_tests(record, &WRITE_REFUSALS)
+}
+
+/// The first line (stderr first) of a failed run that reported no test holding one of
+/// `markers`, clipped.
+fn first_line_before_tests(record: &CommandRecord, markers: &[&str]) -> Option<String> {
     if record.succeeded() || record.tests.as_ref().is_some_and(|t| !t.ran_no_tests()) {
         return None;
     }
@@ -252,7 +294,7 @@ fn needs_network(record: &CommandRecord) -> Option<String> {
         .chain(outcome.stdout.lines())
         .find(|line| {
             let lower = line.to_ascii_lowercase();
-            NETWORK_FAILURES.iter().any(|marker| lower.contains(marker))
+            markers.iter().any(|marker| lower.contains(marker))
         })
         .map(|line| {
             let line = line.trim();

@@ -233,6 +233,61 @@ fn a_mistyped_test_filter_that_runs_no_test_exits_3() {
     );
 }
 
+/// A shared `CARGO_TARGET_DIR` outside the repository is passed to cargo; by default the
+/// sandbox lets cargo build there. With `sandbox.writable` replaced by a list that leaves it
+/// out, a landlock-enforcing machine refuses the write: exit 3 naming `sandbox.writable`, not
+/// a fix of the sandbox; where the kernel enforces no landlock the run says so and is fixed.
+#[test]
+fn a_shared_cargo_target_dir_is_writable_by_default_and_a_refused_write_names_the_key() {
+    let target = tempfile::tempdir().unwrap();
+    // A shared target directory exists once anything was built there (landlock can only
+    // allow a path that exists).
+    let target_dir = target.path().join("shared-target");
+    std::fs::create_dir(&target_dir).unwrap();
+    let repo = Repo::demo();
+    let (_g, path) = replay_file(&replay(vec![real_fix()]));
+    let run = Efix::replay_run(&repo, "cargo test crlf", &path)
+        .env("CARGO_TARGET_DIR", target_dir.to_str().unwrap())
+        .args(["--dry-run"])
+        .run()
+        .expect_code(0);
+    assert_eq!(run.json()["status"], "fixed");
+    assert!(target_dir.join("debug").is_dir());
+
+    let elsewhere = target.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let config = repo.root.parent().unwrap().join("efix.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nsandbox:\n  writable: [\"{}\"]\n",
+            elsewhere.display()
+        ),
+    )
+    .unwrap();
+    let before = repo.fingerprint();
+    let run = Efix::replay_run(&repo, "cargo test crlf", &path)
+        .env("CARGO_TARGET_DIR", target_dir.to_str().unwrap())
+        .args(["--config", config.to_str().unwrap()])
+        .run();
+    let artifacts = repo.root.parent().unwrap().join("artifacts/evidence.json");
+    let evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(artifacts).unwrap()).unwrap();
+    let landlock = &evidence["commands"][0]["outcome"]["sandbox"]["landlock_abi"];
+    if landlock.is_null() {
+        // No landlock here: nothing refused the write, and the evidence says why.
+        let missing = evidence["commands"][0]["outcome"]["sandbox"]["missing"].to_string();
+        assert!(missing.contains("landlock"), "{missing}");
+        run.expect_code(0);
+    } else {
+        let run = run.expect_code(3);
+        let reason = run.json()["reason"].as_str().unwrap().to_owned();
+        assert!(reason.contains("sandbox refused a write"), "{reason}");
+        assert!(reason.contains("sandbox.writable"), "{reason}");
+        assert_eq!(repo.fingerprint(), before);
+    }
+}
+
 /// A dependency that is in no local cache: with the network off (the default) cargo is told
 /// it is offline and fails before any test runs. That is the sandbox, not the bug: exit 3
 /// naming the way out, and the same run with the network allowed is not refused for it.
