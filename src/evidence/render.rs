@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::model::*;
 use super::render_engine::engine;
-use super::text::{cell, code_list, duration, one_line};
+use super::text::{cell, code_list, duration, one_line, purpose_name};
 use crate::runner::Outcome;
 
 /// Lines of output shown from the end of a stream.
@@ -584,18 +584,6 @@ fn phase_name(phase: Phase) -> &'static str {
         Phase::Reproduce => "reproduce",
         Phase::Prevent => "prevent",
         Phase::Prove => "prove",
-    }
-}
-
-pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
-    match purpose {
-        Purpose::Setup => "setup, with network",
-        Purpose::Reproduction => "reproduction",
-        Purpose::SuiteBaseline => "suite baseline",
-        Purpose::TestsOnlyReproduction => "reproduction, test changes only",
-        Purpose::TestsOnlySuite => "suite, test changes only",
-        Purpose::FixedReproduction => "reproduction, with fix",
-        Purpose::FixedSuite => "suite, with fix",
     }
 }
 

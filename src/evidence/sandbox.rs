@@ -43,7 +43,7 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
             record.id,
-            super::render::purpose_name(record.purpose),
+            super::text::purpose_name(record.purpose),
             sandbox.tier,
             landlock_text(sandbox),
             if sandbox.seccomp { "on" } else { "off" },

@@ -1,4 +1,7 @@
-//! Small text helpers the renderers share: durations, one-line cells, code lists.
+//! Small text helpers the renderers share: durations, one-line cells, code lists, the
+//! names of command purposes.
+
+use super::model::Purpose;
 
 /// `1234` ms as `1.23 s`.
 pub fn duration(ms: u64) -> String {
@@ -36,5 +39,18 @@ pub(super) fn one_line(text: &str) -> String {
         format!("{cut}…")
     } else {
         line
+    }
+}
+
+/// How a command's purpose reads in tables.
+pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
+    match purpose {
+        Purpose::Setup => "setup, with network",
+        Purpose::Reproduction => "reproduction",
+        Purpose::SuiteBaseline => "suite baseline",
+        Purpose::TestsOnlyReproduction => "reproduction, test changes only",
+        Purpose::TestsOnlySuite => "suite, test changes only",
+        Purpose::FixedReproduction => "reproduction, with fix",
+        Purpose::FixedSuite => "suite, with fix",
     }
 }

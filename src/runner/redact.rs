@@ -19,7 +19,7 @@ use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 use super::model::{RunnerError, Secret};
 use super::rules::{
     EXTENDED_MATCH_MAX_BYTES, Extent, PRIVATE_KEY_END, Rule, jwt_len, private_key_block_end,
-    rules_for, run_end, value_start,
+    run_end, secret_rules, value_start,
 };
 
 /// Bytes gathered beyond the carried window before a scan (256 KiB), so the carried window
@@ -54,7 +54,8 @@ pub(crate) type Counts = BTreeMap<String, u64>;
 impl Redactor {
     /// Compile the rules for these secrets.
     pub(crate) fn new(secrets: &[Secret]) -> Result<Self, RunnerError> {
-        let rules = rules_for(secrets);
+        let mut rules = secret_rules(secrets);
+        rules.extend(super::tokens::pattern_rules());
         let window = rules
             .iter()
             .map(max_len)

@@ -241,9 +241,9 @@ pub(crate) fn jwt_len(bytes: &[u8]) -> Option<usize> {
     Some(at + run(at, signature_max).min(signature_max))
 }
 
-/// All rules for a set of secrets: each secret's literal forms first (longest first, so the
-/// longest form wins at a position), then the token patterns.
-pub(crate) fn rules_for(secrets: &[Secret]) -> Vec<Rule> {
+/// The rules for a set of secrets: each secret's literal forms (longest first, so the longest
+/// form wins at a position). The redactor puts the token patterns after them.
+pub(crate) fn secret_rules(secrets: &[Secret]) -> Vec<Rule> {
     let mut rules = Vec::new();
     for secret in secrets {
         if secret.value.len() < MIN_SECRET_BYTES {
@@ -264,7 +264,6 @@ pub(crate) fn rules_for(secrets: &[Secret]) -> Vec<Rule> {
             });
         }
     }
-    rules.extend(super::tokens::pattern_rules());
     rules
 }
 
@@ -396,7 +395,7 @@ mod tests {
 
     #[test]
     fn short_secrets_and_short_encodings_are_skipped() {
-        let rules = rules_for(&[
+        let rules = secret_rules(&[
             Secret {
                 name: "TINY".to_owned(),
                 value: "abc".to_owned(),
@@ -406,7 +405,7 @@ mod tests {
                 value: String::new(),
             },
         ]);
-        assert_eq!(rules, super::super::tokens::pattern_rules());
+        assert_eq!(rules, Vec::new());
         assert_eq!(texts(&secret_forms(b"abcd")), vec!["abcd".to_owned()]);
     }
 
