@@ -3,23 +3,21 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{count_pairs, re};
+use super::text::{Pattern, count_pairs, re};
 
-static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^running (\d+) tests?$"));
-static RESULT: LazyLock<Regex> = LazyLock::new(|| {
+static RUNNING: LazyLock<Pattern> = LazyLock::new(|| re(r"^running (\d+) tests?$"));
+static RESULT: LazyLock<Pattern> = LazyLock::new(|| {
     re(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured")
 });
-static TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s+(.+)$"));
-static OVERFLOW: LazyLock<Regex> =
+static TARGET: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s+(Running|Doc-tests)\s+(.+)$"));
+static OVERFLOW: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^thread '(.+?)'(?: \(\d+\))? has overflowed its stack"));
-static FAILURE_SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
-static DOC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r" \(line (\d+)\)"));
+static FAILURE_SECTION: LazyLock<Pattern> = LazyLock::new(|| re(r"^---- (.+) stdout ----$"));
+static DOC_LINE: LazyLock<Pattern> = LazyLock::new(|| re(r" \(line (\d+)\)"));
 /// `--format terse` (`cargo test -q`) names only failures: `tests::b --- FAILED`.
-static TERSE_FAILED: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?) --- FAILED$"));
-static HASHED_BINARY: LazyLock<Regex> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
+static TERSE_FAILED: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\S.*?) --- FAILED$"));
+static HASHED_BINARY: LazyLock<Pattern> = LazyLock::new(|| re(r"-[0-9a-f]{16}(?:\.exe)?$"));
 
 /// libtest: `running N tests`, `test NAME ... ok|FAILED|ignored`, `---- NAME stdout ----`,
 /// the `failures:` list and one `test result:` line per test target.
@@ -269,14 +267,14 @@ fn test_name(raw: &str, ranks: Option<&DocLines>) -> String {
     }
 }
 
-static NEXTEST_LINE: LazyLock<Regex> = LazyLock::new(|| {
+static NEXTEST_LINE: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"^\s*(?:TRY \d+ )?(PASS|FAIL|SKIP|TIMEOUT|ABORT|LEAK|LEAK-FAIL|FLAKY \d+/\d+|SIG[A-Z]+)\s+\[[^\]]*\]\s+(?:\(\s*\d+/\d+\)\s+)?(\S+)\s+(.+?)\s*$",
     )
 });
-static NEXTEST_START: LazyLock<Regex> =
+static NEXTEST_START: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^\s*Starting (\d+) tests? across \d+ binar"));
-static NEXTEST_SUMMARY: LazyLock<Regex> =
+static NEXTEST_SUMMARY: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^\s*Summary \[[^\]]*\]\s+(\d+) tests? run: (.*)$"));
 
 /// cargo-nextest: `PASS [ 0.004s] binary-id test::name`, retries (`TRY 2 PASS`), the final

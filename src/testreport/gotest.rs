@@ -3,20 +3,19 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Deserialize;
 
 use super::model::{Builder, Signal, TestCase, TestReport, TestStatus};
-use super::text::re;
+use super::text::{Pattern, re};
 
-static RESULT: LazyLock<Regex> =
+static RESULT: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^\s*--- (PASS|FAIL|SKIP): (\S+)(?: \([\d.]+s\))?\s*$"));
-static PACKAGE: LazyLock<Regex> = LazyLock::new(|| {
+static PACKAGE: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"^(ok|FAIL|\?)\s+(\S+)\s+(?:[\d.]+s|\(cached\)|\[no test files\]|\[build failed\]|\[setup failed\])(.*)$",
     )
 });
-static RUN: LazyLock<Regex> = LazyLock::new(|| re(r"^=== RUN\s+(\S+)"));
+static RUN: LazyLock<Pattern> = LazyLock::new(|| re(r"^=== RUN\s+(\S+)"));
 
 /// One package's outcome line, kept until the end because per-test lines come before it.
 struct PackageLine {

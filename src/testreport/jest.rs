@@ -9,17 +9,16 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{count_pairs, indent, re, strip_duration};
+use super::text::{Pattern, count_pairs, indent, re, strip_duration};
 
-static JEST_FILE: LazyLock<Regex> =
+static JEST_FILE: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^\s*(PASS|FAIL)\s+(\S+)(?:\s+\(.*\))?\s*$"));
-static JEST_TEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✓|✔|√|✕|✖|×|○|✎)\s+(.+)$"));
-static JEST_FAILURE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*● (.+)$"));
-static JEST_TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^Tests:\s+(.*\d+ total.*)$"));
-static JEST_NONE: LazyLock<Regex> = LazyLock::new(|| re(r"^No tests found, exiting with code \d+"));
+static JEST_TEST: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)(✓|✔|√|✕|✖|×|○|✎)\s+(.+)$"));
+static JEST_FAILURE: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*● (.+)$"));
+static JEST_TESTS: LazyLock<Pattern> = LazyLock::new(|| re(r"^Tests:\s+(.*\d+ total.*)$"));
+static JEST_NONE: LazyLock<Pattern> =
+    LazyLock::new(|| re(r"^No tests found, exiting with code \d+"));
 
 /// Headers under `●` that are not tests.
 const NOT_TESTS: &[&str] = &["Console", "Test suite failed to run"];
@@ -123,13 +122,13 @@ fn join(describes: &[(usize, String)], title: &str) -> String {
     name
 }
 
-static VITEST_TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Tests\s+(.*\(\d+\))\s*$"));
-static VITEST_FILES: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Test Files\s+.*\(\d+\)\s*$"));
-static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+) > (.+?)\s*$"));
-static VITEST_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✓|✔|×|✕|↓|❯|·)\s+(.+)$"));
-static VITEST_FILE_HEADER: LazyLock<Regex> =
+static VITEST_TESTS: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*Tests\s+(.*\(\d+\))\s*$"));
+static VITEST_FILES: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*Test Files\s+.*\(\d+\)\s*$"));
+static VITEST_FAIL: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+) > (.+?)\s*$"));
+static VITEST_LINE: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)(✓|✔|×|✕|↓|❯|·)\s+(.+)$"));
+static VITEST_FILE_HEADER: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^(\S+)\s+\((\d+) tests?(?:\s*\|[^)]*)?\)"));
-static VITEST_NONE: LazyLock<Regex> = LazyLock::new(|| re(r"^No test files found"));
+static VITEST_NONE: LazyLock<Pattern> = LazyLock::new(|| re(r"^No test files found"));
 
 pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut builder = Builder::new("vitest", false);

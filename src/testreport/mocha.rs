@@ -5,17 +5,15 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{indent, re, strip_duration};
+use super::text::{Pattern, indent, re, strip_duration};
 
-static PASSING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\d+) passing(?: \(\S+\))?\s*$"));
-static FAILING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\d+) failing\s*$"));
-static PENDING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\d+) pending\s*$"));
-static TEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✔|✓|√|\d+\)|-)\s+(.+)$"));
+static PASSING: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*(\d+) passing(?: \(\S+\))?\s*$"));
+static FAILING: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*(\d+) failing\s*$"));
+static PENDING: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*(\d+) pending\s*$"));
+static TEST: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)(✔|✓|√|\d+\)|-)\s+(.+)$"));
 /// The first line of a numbered failure after the summary: `  1) suite` or `  1) title:`.
-static FAILURE: LazyLock<Regex> = LazyLock::new(|| re(r"^  \d+\) (.+)$"));
+static FAILURE: LazyLock<Pattern> = LazyLock::new(|| re(r"^  \d+\) (.+)$"));
 
 /// The most title lines a failure header spans (one per nesting level); a header that does
 /// not end by then is not one.
@@ -52,7 +50,7 @@ pub(crate) fn parse(lines: &[String]) -> Option<(Signal, TestReport)> {
             suites.push((depth, line.trim().to_owned()));
         }
     }
-    let number = |pattern: &Regex| {
+    let number = |pattern: &Pattern| {
         lines
             .iter()
             .skip(summary_at)

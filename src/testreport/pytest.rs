@@ -3,29 +3,27 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{count_pairs, re};
+use super::text::{Pattern, count_pairs, re};
 
 /// `tests/test_a.py::test_x PASSED [ 33%]`, or with xdist `[gw0] [ 33%] PASSED tests/...`.
-static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
+static VERBOSE: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"^(\S+::\S.*?) (PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR)(?: \(.*\))?(?:\s+\[\s*\d+%\])?\s*$",
     )
 });
-static XDIST: LazyLock<Regex> = LazyLock::new(|| {
+static XDIST: LazyLock<Pattern> = LazyLock::new(|| {
     re(r"^\[gw\d+\]\s+\[\s*\d+%\]\s+(PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR)\s+(\S+::.+?)\s*$")
 });
 /// Short test summary: `FAILED tests/test_a.py::test_b - assert 1 == 2`, `ERROR tests/x.py`,
 /// and a failed subtest (pytest 9, or pytest-subtests): `SUBFAILED(value=1) tests/...::test_c`.
-static SHORT: LazyLock<Regex> = LazyLock::new(|| {
+static SHORT: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"^(FAILED|ERROR|PASSED|XFAIL|XPASS|SUBFAIL(?:ED)?(?:\(.*?\))?) (\S+?(?:\[.*?\])?)(?: - .*)?$",
     )
 });
 /// The final line, with or without the `=` rule around it (`-q` drops it).
-static FINAL: LazyLock<Regex> = LazyLock::new(|| {
+static FINAL: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"^=*\s*((?:\d+ (?:subtests? )?(?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?\s*=*$",
     )

@@ -21,22 +21,20 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{indent, re, strip_duration};
+use super::text::{Pattern, indent, re, strip_duration};
 
 /// The test number is required: it tells TAP apart from go's `ok  pkg 0.01s` and stray prose.
-static TAP_LINE: LazyLock<Regex> =
+static TAP_LINE: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^(\s*)(ok|not ok)\s+\d+\b(?:\s+-)?\s*(.*)$"));
-static TAP_SUBTEST: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)# Subtest: (.+)$"));
+static TAP_SUBTEST: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)# Subtest: (.+)$"));
 /// Totals; tape pads the counts (`# pass  7`).
-static TAP_TOTAL: LazyLock<Regex> =
+static TAP_TOTAL: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^# (tests|pass|fail|skip|skipped|todo|cancelled)\s+(\d+)\s*$"));
-static TAP_VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^TAP version \d+\s*$"));
+static TAP_VERSION: LazyLock<Pattern> = LazyLock::new(|| re(r"^TAP version \d+\s*$"));
 /// A top-level plan, possibly with a directive (`1..0 # SKIP no tests`).
-static TAP_PLAN: LazyLock<Regex> = LazyLock::new(|| re(r"^1\.\.(\d+)\s*(?:#.*)?$"));
-static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\s+#\s*(SKIP|TODO)\b.*$"));
+static TAP_PLAN: LazyLock<Pattern> = LazyLock::new(|| re(r"^1\.\.(\d+)\s*(?:#.*)?$"));
+static DIRECTIVE: LazyLock<Pattern> = LazyLock::new(|| re(r"(?i)\s+#\s*(SKIP|TODO)\b.*$"));
 
 /// One TAP stream (from `TAP version` or the start of the output to the next one): whether
 /// it reached its end.
@@ -301,8 +299,8 @@ pub(crate) fn parse_tap(lines: &[String]) -> Option<(Signal, TestReport)> {
     tap.finish()
 }
 
-static SPEC_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\s*)(✔|✖|﹣|⚠|▶)\s+(.+)$"));
-static SPEC_TOTAL: LazyLock<Regex> =
+static SPEC_LINE: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)(✔|✖|﹣|⚠|▶)\s+(.+)$"));
+static SPEC_TOTAL: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^ℹ (tests|pass|fail|skipped|todo|cancelled) (\d+)\s*$"));
 
 pub(crate) fn parse_node_spec(lines: &[String]) -> Option<(Signal, TestReport)> {

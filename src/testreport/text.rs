@@ -1,22 +1,65 @@
 //! Text helpers shared by the parsers: colour-code removal, line splitting, durations.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Captures, Match, Regex, Replacer};
+
+/// A pattern written in this module tree. The patterns are literals exercised by the unit
+/// tests; one that does not compile (a programming error those tests expose) matches nothing
+/// rather than stopping efix in the middle of a run.
+pub(crate) struct Pattern(Option<Regex>);
 
 /// Compile a pattern written in this module tree.
-///
-/// Patterns are literals checked by the unit tests, so a bad one is a programming error that
-/// the first test run exposes.
-#[expect(
-    clippy::expect_used,
-    reason = "literal patterns, each exercised by unit tests"
-)]
-pub(crate) fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("testreport pattern compiles")
+pub(crate) fn re(pattern: &str) -> Pattern {
+    let compiled = Regex::new(pattern);
+    if let Err(error) = &compiled {
+        tracing::error!(%error, pattern, "a test-report pattern does not compile");
+        debug_assert!(false, "test-report pattern {pattern:?}: {error}");
+    }
+    Pattern(compiled.ok())
 }
 
-static ANSI: LazyLock<Regex> = LazyLock::new(|| {
+impl Pattern {
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(haystack))
+    }
+
+    pub(crate) fn captures<'h>(&self, haystack: &'h str) -> Option<Captures<'h>> {
+        self.0.as_ref()?.captures(haystack)
+    }
+
+    pub(crate) fn captures_iter<'r, 'h>(
+        &'r self,
+        haystack: &'h str,
+    ) -> impl Iterator<Item = Captures<'h>> + use<'r, 'h> {
+        self.0
+            .iter()
+            .flat_map(move |regex| regex.captures_iter(haystack))
+    }
+
+    pub(crate) fn find<'h>(&self, haystack: &'h str) -> Option<Match<'h>> {
+        self.0.as_ref()?.find(haystack)
+    }
+
+    pub(crate) fn replace<'h>(&self, haystack: &'h str, with: impl Replacer) -> Cow<'h, str> {
+        match &self.0 {
+            Some(regex) => regex.replace(haystack, with),
+            None => Cow::Borrowed(haystack),
+        }
+    }
+
+    pub(crate) fn replace_all<'h>(&self, haystack: &'h str, with: impl Replacer) -> Cow<'h, str> {
+        match &self.0 {
+            Some(regex) => regex.replace_all(haystack, with),
+            None => Cow::Borrowed(haystack),
+        }
+    }
+}
+
+static ANSI: LazyLock<Pattern> = LazyLock::new(|| {
     // CSI sequences (colours, cursor moves) and OSC sequences (hyperlinks, titles).
     re(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 });
@@ -50,7 +93,7 @@ pub(crate) fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-static TRAILING_DURATION: LazyLock<Regex> = LazyLock::new(|| {
+static TRAILING_DURATION: LazyLock<Pattern> = LazyLock::new(|| {
     re(
         r"\s*(?:\(\s*\d+(?:\.\d+)?\s*(?:ms|s|µs|us|ns|m)\s*\)|\d+(?:\.\d+)?\s*(?:ms|s)|\[\s*\d+(?:\.\d+)?\s*(?:ms|s)\s*\])\s*$",
     )
@@ -67,7 +110,7 @@ pub(crate) fn strip_duration(name: &str) -> &str {
 /// Read `N word` pairs from a summary fragment, e.g. `1 failed, 2 passed` or
 /// `1 failed | 2 passed`; returns (first word lowercased, N) for each pair found.
 pub(crate) fn count_pairs(fragment: &str) -> Vec<(String, u64)> {
-    static PAIR: LazyLock<Regex> = LazyLock::new(|| re(r"(\d+)\s+([A-Za-z]+)"));
+    static PAIR: LazyLock<Pattern> = LazyLock::new(|| re(r"(\d+)\s+([A-Za-z]+)"));
     PAIR.captures_iter(fragment)
         .filter_map(|caps| {
             let n = caps.get(1)?.as_str().parse::<u64>().ok()?;

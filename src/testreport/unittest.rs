@@ -17,17 +17,16 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::model::{Builder, Counts, Signal, TestReport, TestStatus};
-use super::text::{re, strip_duration};
+use super::text::{Pattern, re, strip_duration};
 
 /// `name (dotted.id)` and what follows it: a subtest's `[msg]`/`(params)`, then
 /// ` ... outcome` on `-v` lines.
-static TEST: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\S+) \(([A-Za-z_][\w.]*)\)(.*)$"));
-static BLOCK: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$"));
-static RAN: LazyLock<Regex> = LazyLock::new(|| re(r"^Ran (\d+) tests? in \d+(?:\.\d+)?s\s*$"));
-static RESULT: LazyLock<Regex> =
+static TEST: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*(\S+) \(([A-Za-z_][\w.]*)\)(.*)$"));
+static BLOCK: LazyLock<Pattern> =
+    LazyLock::new(|| re(r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$"));
+static RAN: LazyLock<Pattern> = LazyLock::new(|| re(r"^Ran (\d+) tests? in \d+(?:\.\d+)?s\s*$"));
+static RESULT: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^(OK|FAILED|NO TESTS RAN)(?: \((.*)\))?\s*$"));
 
 /// Class and module fixtures whose failure is reported in place of a test.
