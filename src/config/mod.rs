@@ -8,6 +8,7 @@
 mod engine;
 mod error;
 mod file;
+mod layers;
 mod load;
 mod model;
 pub mod resolve;
