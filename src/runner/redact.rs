@@ -48,6 +48,9 @@ pub(crate) struct Redactor {
     window: usize,
 }
 
+/// The last compilation of the rules and the secrets it was for.
+static LAST: Mutex<Option<(Vec<Secret>, Arc<Redactor>)>> = Mutex::new(None);
+
 /// Redactions made so far, by rule id.
 pub(crate) type Counts = BTreeMap<String, u64>;
 
@@ -100,7 +103,6 @@ impl Redactor {
     /// are the same (they are, for every command of a run), since compiling takes longer than
     /// spawning a small command.
     pub(crate) fn cached(secrets: &[Secret]) -> Result<Arc<Self>, RunnerError> {
-        static LAST: Mutex<Option<(Vec<Secret>, Arc<Redactor>)>> = Mutex::new(None);
         let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((cached_secrets, redactor)) = last.as_ref()
             && cached_secrets.as_slice() == secrets
@@ -110,6 +112,14 @@ impl Redactor {
         let redactor = Arc::new(Self::new(secrets)?);
         *last = Some((secrets.to_vec(), Arc::clone(&redactor)));
         Ok(redactor)
+    }
+
+    /// The last compilation, when it was for these secrets: nothing left to compile.
+    pub(crate) fn compiled(secrets: &[Secret]) -> Option<Arc<Self>> {
+        let last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+        last.as_ref()
+            .filter(|(cached_secrets, _)| cached_secrets.as_slice() == secrets)
+            .map(|(_, redactor)| Arc::clone(redactor))
     }
 
     /// A fresh stream over these rules.

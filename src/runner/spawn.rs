@@ -66,18 +66,25 @@ pub fn run_cancellable(
         return Err(RunnerError::EmptyCommand);
     }
     check_directory(spec)?;
-    // The rules compile (a few ms the first time in a process) while the helper starts the
-    // child: nothing is redacted before the child's first output.
-    let secrets = settings.secrets.clone();
-    let compiling = std::thread::spawn(move || Redactor::cached(&secrets));
+    // The first time in a process the rules compile (a few ms) while the helper starts the
+    // child: nothing is redacted before the child's first output. Later commands reuse them.
+    let ready = Redactor::compiled(&settings.secrets);
+    let compiling = ready.is_none().then(|| {
+        let secrets = settings.secrets.clone();
+        std::thread::spawn(move || Redactor::cached(&secrets))
+    });
     let non_dumpable_parent = linux::is_non_dumpable();
 
     let start = Instant::now();
     let launched = launch(spec, settings, Input::Null);
-    let redactor = match compiling
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    {
+    let compiled = match (ready, compiling) {
+        (Some(redactor), _) => Ok(redactor),
+        (None, Some(compiling)) => compiling
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        (None, None) => Redactor::cached(&settings.secrets),
+    };
+    let redactor = match compiled {
         Ok(redactor) => redactor,
         Err(error) => {
             // Nothing may run unredacted: a started child is stopped with its group.
