@@ -15,6 +15,7 @@ mod compare;
 mod detect;
 mod gotest;
 mod jest;
+mod jest_json;
 mod junit;
 mod mocha;
 mod model;
@@ -26,7 +27,9 @@ mod unittest;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
+pub(crate) use detect::console_lines;
 pub use detect::parse;
+pub use jest_json::parse_jest_json;
 pub use junit::parse_junit_xml;
 pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};
