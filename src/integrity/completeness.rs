@@ -58,7 +58,9 @@ pub fn lost(before: Side<'_>, after: Side<'_>) -> Lost {
         before.channel.and_then(ResultChannel::trusted),
         after.channel,
     ) {
-        (Some(report), Some(channel)) if channel.report.is_some() || report_failed(Some(channel)) => {
+        (Some(report), Some(channel))
+            if channel.report.is_some() || report_failed(Some(channel)) =>
+        {
             (Some(report), channel.trusted())
         }
         _ if report_failed(after.channel) => (before.tests, None),
@@ -186,7 +188,13 @@ mod tests {
         assert_eq!(names(&lost(side(&before), side(&skipped_now))), vec!["a"]);
         let whole = report(
             true,
-            &[("a", Passed), ("b", Failed), ("c", Passed), ("s", Skipped), ("new", Passed)],
+            &[
+                ("a", Passed),
+                ("b", Failed),
+                ("c", Passed),
+                ("s", Skipped),
+                ("new", Passed),
+            ],
         );
         assert!(lost(side(&before), side(&whole)).is_empty());
     }
@@ -226,10 +234,7 @@ mod tests {
         before.passed = 1109;
         let mut after = report(false, &[]);
         after.passed = 6;
-        assert_eq!(
-            lost(side(&before), side(&after)).uncounted,
-            Some((1110, 6))
-        );
+        assert_eq!(lost(side(&before), side(&after)).uncounted, Some((1110, 6)));
         after.passed = 1110;
         assert!(lost(side(&before), side(&after)).is_empty());
     }

@@ -32,7 +32,11 @@ pub(crate) fn judge(
     let asked: Vec<&CommandRecord> = afters
         .iter()
         .copied()
-        .filter(|r| r.channel.as_ref().is_some_and(|c| c.report.is_some() || failed(c.status)))
+        .filter(|r| {
+            r.channel
+                .as_ref()
+                .is_some_and(|c| c.report.is_some() || failed(c.status))
+        })
         .collect();
     if !asked.is_empty() {
         let broken: Vec<&CommandRecord> = asked

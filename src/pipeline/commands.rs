@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use crate::evidence::{CommandRecord, Phase, PolicyDecision, Purpose};
+use crate::integrity::channel;
 use crate::policy::command;
 use crate::runner::{self, CommandSpec};
-use crate::integrity::channel;
 use crate::testreport;
 
 use super::PipelineError;

@@ -180,8 +180,7 @@ fn every_json_report_fixture_parses_to_its_pinned_report() {
         ("jest_real29_report.json", "jest"),
         ("vitest_real3_report.json", "vitest"),
     ] {
-        let report =
-            super::parse_jest_json(&fixture(name), format, std::path::Path::new("/r"));
+        let report = super::parse_jest_json(&fixture(name), format, std::path::Path::new("/r"));
         let stem = name.trim_end_matches(".json");
         insta::assert_snapshot!(format!("fixture_{stem}"), render(report.as_ref()));
     }

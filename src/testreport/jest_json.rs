@@ -43,7 +43,11 @@ pub fn parse_jest_json(text: &str, format: &'static str, root: &Path) -> Option<
     let mut errors = 0;
     for file in &results.test_results {
         let path = Path::new(&file.name);
-        let relative = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         for test in &file.assertion_results {
             let status = match test.status.as_str() {
                 "passed" => TestStatus::Passed,

@@ -149,7 +149,8 @@ mod tests {
     fn node_spec_output_agrees_with_its_own_junit_report() {
         let xml = include_str!("../../testreport/fixtures/node_real20_junit.xml");
         let spec = include_str!("../../testreport/fixtures/node_real20_spec.txt");
-        let (Some(report), Some(console)) = (parse_junit_xml(xml), crate::testreport::parse(spec, ""))
+        let (Some(report), Some(console)) =
+            (parse_junit_xml(xml), crate::testreport::parse(spec, ""))
         else {
             panic!("fixture not recognised")
         };

@@ -56,7 +56,9 @@ pub(crate) fn libtest(lines: &[String]) -> Vec<String> {
             after_summary = false;
         } else if let Some(caps) = captures(&LIBTEST_SUMMARY, line) {
             let Some((announced, results, _)) = block.take() else {
-                out.push(format!("`{line}` without a `running N tests` line before it"));
+                out.push(format!(
+                    "`{line}` without a `running N tests` line before it"
+                ));
                 continue;
             };
             let ran = number(&caps, 1) + number(&caps, 2) + number(&caps, 3);
@@ -166,7 +168,9 @@ pub(crate) fn tap(lines: &[String]) -> Vec<String> {
         } else if let Some(caps) = captures(&TAP_RESULT, line) {
             let n = number(&caps, 2);
             if plan.is_some_and(|(_, before_results)| !before_results) {
-                out.push(format!("`{line}` comes after the stream's closing plan line"));
+                out.push(format!(
+                    "`{line}` comes after the stream's closing plan line"
+                ));
             }
             if !numbers.insert(n) {
                 out.push(format!("`{line}`: result number {n} was already reported"));

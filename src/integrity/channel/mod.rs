@@ -77,8 +77,10 @@ impl ResultChannel {
     /// Whether this channel makes the run a failure whatever its exit code: the report is
     /// missing or truncated, or the channels disagree.
     pub fn fails_run(&self) -> bool {
-        matches!(self.status, ChannelStatus::Missing | ChannelStatus::Truncated)
-            || !self.disagreements.is_empty()
+        matches!(
+            self.status,
+            ChannelStatus::Missing | ChannelStatus::Truncated
+        ) || !self.disagreements.is_empty()
     }
 
     /// The per-test results the run can be held to, or `None` when there are none: a missing
@@ -375,7 +377,10 @@ mod tests {
         let base = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let argv = |text: &str| -> Vec<String> { text.split(' ').map(str::to_owned).collect() };
         let cargo = prepare(&argv("cargo test"), base.path());
-        assert_eq!((cargo.argv, cargo.dir.is_none()), (argv("cargo test"), true));
+        assert_eq!(
+            (cargo.argv, cargo.dir.is_none()),
+            (argv("cargo test"), true)
+        );
         let pytest = prepare(&argv("pytest -q"), base.path());
         let Some(dir) = pytest.report_dir().map(Path::to_path_buf) else {
             panic!("no report directory for pytest")

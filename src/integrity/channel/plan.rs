@@ -32,7 +32,10 @@ pub(crate) enum Choice {
     /// Run `plan.argv` and read the report at the path it names.
     Report(Plan),
     /// A runner efix knows whose report cannot be asked for this command; why.
-    ConsoleOnly { runner: &'static str, reason: String },
+    ConsoleOnly {
+        runner: &'static str,
+        reason: String,
+    },
     /// Not a runner efix adds a report to.
     Unknown,
 }
@@ -97,17 +100,25 @@ fn runner_at(argv: &[String]) -> Option<RunnerAt> {
         }
         return None;
     } else if first == "node" {
-        return argv
-            .iter()
-            .skip(1)
-            .take_while(|arg| arg.starts_with('-'))
-            .any(|arg| arg == "--test")
-            .then_some(RunnerAt {
+        let options = argv.iter().skip(1).take_while(|arg| arg.starts_with('-'));
+        if options.clone().any(|arg| arg == "--test") {
+            return Some(RunnerAt {
                 runner: "node",
                 index: 0,
             });
+        }
+        // `node node_modules/jest/bin/jest.js`: a runner's own script, named after it.
+        index = 1 + options.count();
     }
     let name = base(argv.get(index)?);
+    let name = if first == "node" {
+        name.trim_end_matches(".js")
+            .trim_end_matches(".mjs")
+            .trim_end_matches(".cjs")
+            .to_owned()
+    } else {
+        name
+    };
     let runner = match name.as_str() {
         "pytest" | "py.test" => "pytest",
         "jest" => "jest",
@@ -235,7 +246,10 @@ mod tests {
     #[test]
     fn each_runner_gets_its_report_flags_where_it_reads_them() {
         let cases = [
-            ("pytest -q tests", "pytest: pytest -q tests --junitxml=/r/report"),
+            (
+                "pytest -q tests",
+                "pytest: pytest -q tests --junitxml=/r/report",
+            ),
             (
                 "python3 -m pytest -x",
                 "pytest: python3 -m pytest -x --junitxml=/r/report",
@@ -263,6 +277,16 @@ mod tests {
             ("node --test --test-reporter=tap t.js", "node: console only"),
             ("node script.js --test", "unknown"),
             ("npx mocha", "mocha: console only"),
+            (
+                "node node_modules/jest/bin/jest.js t",
+                "jest: node node_modules/jest/bin/jest.js t --json --outputFile=/r/report",
+            ),
+            (
+                "node node_modules/vitest/vitest.mjs run",
+                "vitest: node node_modules/vitest/vitest.mjs run --reporter=json \
+                 --outputFile.json=/r/report --reporter=default",
+            ),
+            ("node index.js", "unknown"),
             ("cargo test", "unknown"),
             ("npm test", "unknown"),
             ("python3 -c pass", "unknown"),
