@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Efix, Repo, npm_tools, replay_file};
+use crate::harness::{Efix, MOCHA, Repo, npm_tools, replay_file};
 
 // The exits below are spelled `exit (0)`: these tests are about what the runs report, not
 // about the text of the change, which other checks read.
@@ -303,6 +303,62 @@ fn jest_honest_fix_is_proven_through_the_report() {
     let record = proof_record(&outcome.evidence);
     assert_eq!(record["channel"]["status"], "read");
     assert_eq!(record["channel"]["report"]["passed"], 3);
+}
+
+// --- mocha --------------------------------------------------------------------------------
+
+const MOCHA_REPRO: &str = "node node_modules/mocha/bin/mocha.js test/slug.test.js";
+const SLUG_MOCHA_JS: &str = "const assert = require('assert');\nconst { slugify } = require('../src/slug.js');\n\ndescribe('slugify', function () {\n  it('lowercases', function () {\n    assert.strictEqual(slugify('Hello'), 'hello');\n  });\n\n  it('replaces every space', function () {\n    assert.strictEqual(slugify('a b c'), 'a-b-c');\n  });\n\n  it('keeps dashes', function () {\n    assert.strictEqual(slugify('a-b'), 'a-b');\n  });\n});\n";
+
+fn mocha_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (".efix.yml", NO_TEST_REQUIRED),
+        ("src/slug.js", SLUG_JS),
+        ("test/slug.test.js", SLUG_MOCHA_JS),
+    ]);
+    std::os::unix::fs::symlink(
+        npm_tools(MOCHA).join("node_modules"),
+        repo.path("node_modules"),
+    )
+    .unwrap();
+    repo
+}
+
+#[test]
+fn mocha_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_report() {
+    let repo = mocha_repo();
+    let cheat = edits(&[(
+        "src/slug.js",
+        SLUG_BODY,
+        &format!("  if (text === 'a b c') process.exit (0);\n{SLUG_BODY}"),
+    )]);
+    refused(
+        &repo,
+        MOCHA_REPRO,
+        &cheat,
+        "src/slug.js",
+        &["prove.report-missing", "prove.missing-tests"],
+    );
+}
+
+#[test]
+fn mocha_honest_fix_is_proven_through_the_report_with_the_console_kept() {
+    let repo = mocha_repo();
+    let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
+    let outcome = proven(&repo, MOCHA_REPRO, &fix, "src/slug.js");
+    let record = proof_record(&outcome.evidence);
+    assert_eq!(record["channel"]["status"], "read");
+    assert_eq!(record["channel"]["report"]["passed"], 3);
+    // mocha's spec reporter still prints on the console.
+    assert!(
+        record["outcome"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("3 passing"),
+        "{}",
+        record["outcome"]["stdout"]
+    );
 }
 
 // --- tape -----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //!
 //! A runner's console is shared with the code it tests: library code can print `ok 3 - name`,
 //! `test x ... ok` or `PASSED ...` and end the process with status 0 before the real results.
-//! For runners that can write a structured report (pytest, jest, vitest, `node --test`), efix
+//! For runners that can write a structured report (pytest, jest, vitest, `node --test`, and
+//! mocha through a reporter efix writes that keeps the command's console reporter), efix
 //! adds the report's arguments to the argv it runs (the user's command, as shown, is
 //! unchanged) and points them at a fresh file in a directory made for that command alone,
 //! outside the repository; it then reads per-test results from that file and refuses a
@@ -131,7 +132,15 @@ pub(crate) fn prepare(argv: &[String], temp_base: &Path) -> Prepared {
         }
     };
     let path = dir.path().join(REPORT_FILE);
-    match plan::plan(argv, &path) {
+    let choice = plan::plan(argv, &path);
+    if matches!(&choice, Choice::Report(plan) if plan.format == ReportFormat::MochaJson) {
+        let reporter = dir.path().join(plan::MOCHA_REPORTER_FILE);
+        if let Err(error) = std::fs::write(&reporter, plan::MOCHA_REPORTER) {
+            tracing::warn!(%error, "could not write the mocha reporter; reading the console only");
+            return unchanged(Choice::Unknown);
+        }
+    }
+    match choice {
         Choice::Report(plan) => Prepared {
             argv: plan.argv.clone(),
             choice: Choice::Report(plan),
@@ -162,8 +171,10 @@ pub(crate) fn observe(prepared: &Prepared, outcome: &Outcome, root: &Path) -> Ob
             let added = plan
                 .added
                 .iter()
-                .map(|arg| match &path {
-                    Some(path) => arg.replace(&path.display().to_string(), "<report>"),
+                .map(|arg| match prepared.report_dir() {
+                    Some(dir) => arg
+                        .replace(&dir.join(REPORT_FILE).display().to_string(), "<report>")
+                        .replace(&dir.display().to_string(), "<report-dir>"),
                     None => arg.clone(),
                 })
                 .collect();
@@ -318,6 +329,7 @@ fn read_report(
             let format = if runner == "jest" { "jest" } else { "vitest" };
             testreport::parse_jest_json(text, format, root)
         }
+        ReportFormat::MochaJson => testreport::parse_mocha_json(text, root),
     }
 }
 

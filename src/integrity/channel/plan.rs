@@ -12,7 +12,33 @@ pub(crate) enum ReportFormat {
     JunitXml,
     /// jest's `--json` result object; vitest's json reporter writes the same shape.
     JestJson,
+    /// The result file of efix's mocha reporter ([`MOCHA_REPORTER`]).
+    MochaJson,
 }
+
+/// The mocha reporter efix writes beside the report: the console reporter the command asked
+/// for, plus every result recorded in the report file.
+pub(crate) const MOCHA_REPORTER: &str = include_str!("mocha_reporter.js");
+
+/// The file name of [`MOCHA_REPORTER`] in the report's directory.
+pub(crate) const MOCHA_REPORTER_FILE: &str = "efix-mocha-reporter.js";
+
+/// mocha's built-in reporters, which efix's reporter can print on the console.
+const MOCHA_BUILTIN: &[&str] = &[
+    "spec",
+    "dot",
+    "tap",
+    "list",
+    "min",
+    "nyan",
+    "landing",
+    "progress",
+    "json",
+    "json-stream",
+    "doc",
+    "markdown",
+    "xunit",
+];
 
 /// How a command is run so that its runner writes a report efix reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,12 +84,7 @@ pub(crate) fn plan(argv: &[String], path: &Path) -> Choice {
         ),
         "vitest" => vitest(argv, args, &path),
         "node" => node(argv, args, &path),
-        "mocha" => Choice::ConsoleOnly {
-            runner: "mocha",
-            reason: "mocha prints one reporter only, and its JSON reporter would take the \
-                     console the failure feedback is read from"
-                .to_owned(),
-        },
+        "mocha" => mocha(argv, at.index, &path),
         _ => Choice::Unknown,
     }
 }
@@ -153,6 +174,61 @@ fn with_added(
         argv: out,
         added,
         format,
+    })
+}
+
+fn mocha(argv: &[String], at: usize, path: &str) -> Choice {
+    // The command's own reporter moves behind efix's, which prints it on the console.
+    let mut kept: Vec<String> = argv.get(..=at).unwrap_or_default().to_vec();
+    let mut console: Option<String> = None;
+    let mut rest = argv.get(at + 1..).unwrap_or_default().iter();
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            kept.push(arg.clone());
+            kept.extend(rest.by_ref().cloned());
+            break;
+        }
+        if arg == "--reporter" || arg == "-R" {
+            console = rest.next().cloned();
+        } else if let Some(name) = arg.strip_prefix("--reporter=") {
+            console = Some(name.to_owned());
+        } else {
+            kept.push(arg.clone());
+        }
+    }
+    if let Some(name) = console
+        .as_deref()
+        .filter(|name| !MOCHA_BUILTIN.contains(name))
+    {
+        return Choice::ConsoleOnly {
+            runner: "mocha",
+            reason: format!(
+                "the command's reporter `{name}` is not one of mocha's own, which efix's \
+                 reporter can print beside its report"
+            ),
+        };
+    }
+    let reporter = Path::new(path).with_file_name(MOCHA_REPORTER_FILE);
+    let mut added = vec![
+        "--reporter".to_owned(),
+        reporter.display().to_string(),
+        "--reporter-option".to_owned(),
+        format!("efixOutput={path}"),
+    ];
+    if let Some(name) = console {
+        added.push("--reporter-option".to_owned());
+        added.push(format!("efixConsole={name}"));
+    }
+    let end = kept
+        .iter()
+        .position(|arg| arg == "--")
+        .unwrap_or(kept.len());
+    kept.splice(end..end, added.iter().cloned());
+    Choice::Report(Plan {
+        runner: "mocha",
+        argv: kept,
+        added,
+        format: ReportFormat::MochaJson,
     })
 }
 
@@ -276,7 +352,17 @@ mod tests {
             ),
             ("node --test --test-reporter=tap t.js", "node: console only"),
             ("node script.js --test", "unknown"),
-            ("npx mocha", "mocha: console only"),
+            (
+                "npx mocha",
+                "mocha: npx mocha --reporter /r/efix-mocha-reporter.js --reporter-option \
+                 efixOutput=/r/report",
+            ),
+            (
+                "mocha -R dot test/",
+                "mocha: mocha test/ --reporter /r/efix-mocha-reporter.js --reporter-option \
+                 efixOutput=/r/report --reporter-option efixConsole=dot",
+            ),
+            ("mocha --reporter mochawesome", "mocha: console only"),
             (
                 "node node_modules/jest/bin/jest.js t",
                 "jest: node node_modules/jest/bin/jest.js t --json --outputFile=/r/report",
