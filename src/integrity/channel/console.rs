@@ -67,14 +67,16 @@ pub(crate) fn libtest(lines: &[String]) -> Vec<String> {
                     "a test binary announced {announced} tests and its summary counts {ran}"
                 ));
             }
+            // More result lines than the summary counts were printed by someone else; fewer
+            // happen honestly when tests print without capture and lines interleave.
             let listed = results.len() as u64;
-            if listed > 0 && listed != ran {
+            if listed > ran {
                 out.push(format!(
                     "a test binary printed {listed} result lines and its summary counts {ran}"
                 ));
             }
             let passed = results.iter().filter(|(_, word)| word == "ok").count() as u64;
-            if listed > 0 && passed != number(&caps, 1) {
+            if passed > number(&caps, 1) {
                 out.push(format!(
                     "a test binary printed {passed} `ok` lines and its summary counts {} passed",
                     number(&caps, 1)
@@ -224,6 +226,13 @@ mod tests {
                 "`test c ... ok` comes after the test binary's `test result:` line".to_owned(),
             ]
         );
+    }
+
+    #[test]
+    fn interleaved_output_of_uncaptured_tests_is_not_a_finding() {
+        // `--nocapture`: a test's own prints split libtest's result line in two.
+        let text = "running 2 tests\ntest a ... hello from a\nok\ntest b ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n";
+        assert_eq!(libtest(&lines(text)), Vec::<String>::new());
     }
 
     #[test]

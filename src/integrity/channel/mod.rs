@@ -384,6 +384,57 @@ pub(crate) fn is_report_dir(path: &Path) -> bool {
 mod tests {
     use super::*;
 
+    fn outcome(stderr: &str) -> Outcome {
+        Outcome {
+            argv: Vec::new(),
+            exit_code: Some(2),
+            signal: None,
+            timed_out: false,
+            duration_ms: 0,
+            stdout: String::new(),
+            stderr: stderr.to_owned(),
+            stdout_bytes: 0,
+            stderr_bytes: stderr.len() as u64,
+            truncated: false,
+            redactions: Default::default(),
+            sandbox: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_runner_that_rejects_the_report_arguments_is_told_from_one_that_failed() {
+        let pytest = ["--junitxml=/r/report".to_owned()];
+        let node = [
+            "--test-reporter=junit".to_owned(),
+            "--test-reporter-destination=/r/report".to_owned(),
+        ];
+        let cases = [
+            (
+                "ERROR: usage: pytest [options] [file_or_dir]\npytest: error: unrecognized arguments: --junitxml=/r/report\n",
+                &pytest[..],
+                true,
+            ),
+            (
+                "node: bad option: --test-reporter-destination=/r/report\n",
+                &node[..],
+                true,
+            ),
+            // A test that fails printing the word "option" is not a rejection.
+            (
+                "AssertionError: unknown option 'x' in parse()\n",
+                &pytest[..],
+                false,
+            ),
+            ("E   assert 1 == 2\n", &pytest[..], false),
+        ];
+        let got: Vec<bool> = cases
+            .iter()
+            .map(|(stderr, added, _)| rejected_arguments(&outcome(stderr), added))
+            .collect();
+        let want: Vec<bool> = cases.iter().map(|(_, _, rejected)| *rejected).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn a_report_directory_is_made_only_for_a_runner_that_writes_one() {
         let base = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
