@@ -33,14 +33,16 @@ fn number(caps: &regex::Captures<'_>, group: usize) -> u64 {
         .unwrap_or(0)
 }
 
+/// The test binary being read: its announced count, the (name, outcome) results reported,
+/// and whether it reached the `failures:` details, after which no result line belongs.
+type Block = (u64, Vec<(String, String)>, bool);
+
 /// Where cargo's libtest output contradicts itself, one sentence per finding.
 pub(crate) fn libtest(lines: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    // The binary being read: its announced count, the names reported, whether it reached the
-    // `failures:` details (after which no result line belongs).
-    let mut block: Option<(u64, Vec<(String, String)>, bool)> = None;
+    let mut block: Option<Block> = None;
     let mut after_summary = false;
-    let close = |block: Option<(u64, Vec<(String, String)>, bool)>, out: &mut Vec<String>| {
+    let close = |block: Option<Block>, out: &mut Vec<String>| {
         if let Some((announced, _, _)) = block {
             out.push(format!(
                 "a test binary announced `running {announced} tests` and stopped before its \
