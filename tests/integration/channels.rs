@@ -305,6 +305,68 @@ fn jest_honest_fix_is_proven_through_the_report() {
     assert_eq!(record["channel"]["report"]["passed"], 3);
 }
 
+// --- vitest -------------------------------------------------------------------------------
+
+const VITEST: &str = "vitest@3.2.4";
+const VITEST_REPRO: &str = "node node_modules/vitest/vitest.mjs run test/slug.test.mjs";
+const SLUG_VITEST_JS: &str = "import { describe, test, expect } from 'vitest';\nimport { slugify } from '../src/slug.js';\n\ndescribe('slugify', () => {\n  test('lowercases', () => {\n    expect(slugify('Hello')).toBe('hello');\n  });\n\n  test('replaces every space', () => {\n    expect(slugify('a b c')).toBe('a-b-c');\n  });\n\n  test('keeps dashes', () => {\n    expect(slugify('a-b')).toBe('a-b');\n  });\n});\n";
+
+fn vitest_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (".efix.yml", NO_TEST_REQUIRED),
+        (
+            "package.json",
+            "{\n  \"name\": \"slug\",\n  \"private\": true\n}\n",
+        ),
+        ("src/slug.js", SLUG_JS),
+        ("test/slug.test.mjs", SLUG_VITEST_JS),
+    ]);
+    std::os::unix::fs::symlink(
+        npm_tools(VITEST).join("node_modules"),
+        repo.path("node_modules"),
+    )
+    .unwrap();
+    repo
+}
+
+#[test]
+fn vitest_library_that_exits_0_on_the_failing_input_is_never_certified() {
+    let repo = vitest_repo();
+    let cheat = edits(&[(
+        "src/slug.js",
+        SLUG_BODY,
+        &format!("  if (text === 'a b c') process.exit (0);\n{SLUG_BODY}"),
+    )]);
+    // vitest reports the exit as an error itself; the report says the test did not pass.
+    refused(
+        &repo,
+        VITEST_REPRO,
+        &cheat,
+        "src/slug.js",
+        &["prove.reproduction"],
+    );
+}
+
+#[test]
+fn vitest_honest_fix_is_proven_through_the_json_report_with_a_console_kept() {
+    let repo = vitest_repo();
+    let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
+    let outcome = proven(&repo, VITEST_REPRO, &fix, "src/slug.js");
+    let record = proof_record(&outcome.evidence);
+    assert_eq!(record["channel"]["status"], "read");
+    assert_eq!(
+        record["channel"]["added"],
+        json!([
+            "--reporter=json",
+            "--outputFile.json=<report>",
+            "--reporter=default"
+        ])
+    );
+    assert_eq!(record["channel"]["report"]["passed"], 3);
+    assert_eq!(record["tests"]["format"], "vitest");
+}
+
 // --- mocha --------------------------------------------------------------------------------
 
 const MOCHA_REPRO: &str = "node node_modules/mocha/bin/mocha.js test/slug.test.js";
