@@ -103,6 +103,7 @@ impl Ctx<'_> {
             policy,
             outcome,
             tests,
+            confirms: None,
         });
         Ok(Some(id))
     }
