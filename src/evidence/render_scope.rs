@@ -22,7 +22,10 @@ pub(super) fn title_suffix(evidence: &Evidence) -> Option<String> {
     let choice = choice(evidence)?;
     match evidence.result.status {
         Status::FixedReproductionOnly => Some(format!(" (reproduction only: {})", why(choice))),
-        Status::Fixed if dropped(choice) => Some(" (proof on a narrowed suite)".to_owned()),
+        Status::Fixed if dropped(choice) => choice
+            .chosen
+            .as_ref()
+            .map(|chosen| format!(" (proof on a narrowed suite: `{}`)", one_line(chosen))),
         _ => None,
     }
 }
@@ -62,32 +65,20 @@ pub(super) fn reproduction_only_notice(out: &mut String, evidence: &Evidence) {
     let Some(choice) = choice(evidence) else {
         return;
     };
+    let example = choice.attempts.first().map_or_else(
+        || "<the command that runs your tests>".to_owned(),
+        |a| one_line(&a.command),
+    );
     let _ = writeln!(
         out,
         "**Only the reproduction was run as proof:** no other test of the repository was run \
          before and after this change, so a test it breaks elsewhere would not be noticed \
-         ({}). To have the repository's tests checked, name them in `.efix.yml` as \
-         `test.required-suites` (for example `required-suites: [\"{}\"]`) or pass `--suite`.\n",
+         ({}). To have the repository's tests checked, list the commands that run them as \
+         `test.required-suites` in `.efix.yml` (`required-suites: [\"{}\"]`) or pass `--suite`.\n",
         why(choice),
-        example_suite(evidence, choice).replace('"', "\\\""),
+        example.replace('"', "\\\""),
     );
     attempts(out, choice);
-}
-
-/// A suite to suggest: the widest form tried, else the reproduction's program.
-fn example_suite(evidence: &Evidence, choice: &SuiteChoice) -> String {
-    choice
-        .attempts
-        .first()
-        .map(|a| one_line(&a.command))
-        .unwrap_or_else(|| {
-            let command = one_line(&evidence.request.command);
-            command
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_owned()
-        })
 }
 
 /// For a narrowed proof: the suite used and the wider forms dropped before it.

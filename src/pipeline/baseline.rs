@@ -247,7 +247,7 @@ fn stop_line(stdout: &str, stderr: &str) -> Option<String> {
                 .any(|parts| parts.iter().all(|part| lower.contains(part)))
         })
         .map(|line| {
-            let line = line.trim().trim_matches('=').trim();
+            let line = line.trim().trim_matches(['=', '!']).trim();
             match line.char_indices().nth(160) {
                 Some((cut, _)) => format!("{}…", &line[..cut]),
                 None => line.to_owned(),
@@ -347,7 +347,7 @@ mod tests {
         assert_eq!(verdict, BaselineVerdict::StoppedEarly);
         assert_eq!(
             detail,
-            "it stopped before its tests ran (`!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!`)"
+            "it stopped before its tests ran (`Interrupted: 1 error during collection`)"
         );
     }
 

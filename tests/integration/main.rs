@@ -16,6 +16,7 @@ mod action;
 mod adversarial;
 mod cheats;
 mod cli;
+mod coverage;
 mod demo;
 mod durability;
 mod ecosystems;
