@@ -40,12 +40,28 @@ pub(crate) fn rounds(
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         match verdict {
             RoundVerdict::Proven => {
+                // `fixed` means the repository's tests were checked too; a proof that no
+                // suite took part in says so in its status (still exit 0 for workflows).
+                let reproduction_only = ctx
+                    .evidence
+                    .reproduction
+                    .as_ref()
+                    .and_then(|r| r.suite_choice.as_ref())
+                    .is_some_and(|choice| choice.chosen.is_none());
+                let (status, scope) = if reproduction_only {
+                    (
+                        Status::FixedReproductionOnly,
+                        "; no other test of the repository was run",
+                    )
+                } else {
+                    (Status::Fixed, "")
+                };
                 ctx.conclude(
-                    Status::Fixed,
+                    status,
                     ExitStatus::Success,
                     format!(
                         "fixed in round {number}: the reproduction passes with the change and the \
-                     regression guard is proven"
+                     regression guard is proven{scope}"
                     ),
                 );
                 return Ok(ExitStatus::Success);

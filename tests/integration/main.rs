@@ -17,6 +17,7 @@ mod adversarial;
 mod channels;
 mod cheats;
 mod cli;
+mod coverage;
 mod demo;
 mod durability;
 mod ecosystems;
