@@ -1,8 +1,12 @@
 //! Integrity: the checks that keep a change from emptying the proof without fixing anything.
 //!
-//! The patch-time policy (`policy::test_integrity`, `policy::harness`,
-//! `policy::test_detection`) reads the change; the checks here add what a model cannot see
-//! coming: canary runs in the same session as the proof, results taken from a channel the
-//! code under test cannot write, protection of whatever a runner discovers on its own, and
-//! static families of cheats in the non-test side of a change. Each check is data (an
-//! [`Issue`](crate::policy::Issue) with its own rule id), never an error.
+//! `harness` names what decides how tests run: files a runner or an interpreter loads without
+//! being imported by name, found by the runners' discovery rules rather than a list of names.
+//! `test_detection` reads the non-test side of a change for the static families of cheats
+//! (detecting the test run, patching the checker, looking at the caller, exiting early,
+//! reading the tests, equality that always holds, printing result lines), each family with
+//! its own rule id. Canary runs and the structured result channel live beside them. Each
+//! check is data (an [`Issue`](crate::policy::Issue) with its own rule id), never an error.
+
+pub mod harness;
+pub mod test_detection;

@@ -205,7 +205,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     const BEFORE: &str = "'use strict';\nconst assert = require('assert');\n\nfunction parse(text) {\n  return text.split(',');\n}\n\nmodule.exports = { parse };\n";
 

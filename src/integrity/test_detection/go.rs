@@ -38,7 +38,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     #[test]
     fn go_test_markers_are_found_outside_test_files_only() {

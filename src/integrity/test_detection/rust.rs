@@ -259,7 +259,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     const LIB: &str = "pub fn parse(text: &str) -> Vec<String> {\n    text.split('\\n').map(str::to_owned).collect()\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn one() {\n        assert_eq!(parse(\"a\"), vec![\"a\"]);\n    }\n}\n";
 

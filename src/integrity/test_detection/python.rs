@@ -247,7 +247,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     fn found(path: &str, before: &str, after: &str) -> Vec<(u64, String)> {
         test_detections(path, Some(before), after)
