@@ -5,12 +5,12 @@
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+use crate::integrity::harness::{harness_change, has_test_sections};
+use crate::integrity::test_detection::{is_read, test_detections};
 use crate::patch::checks::PostApplyCheck;
 use crate::patch::model::{FileChange, PatchPolicy};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
-use crate::integrity::harness::{harness_change, has_test_sections};
-use crate::integrity::test_detection::{is_read, test_detections};
 
 /// The integrity checks, in the order they run after the size, test and syntax checks.
 pub(crate) fn integrity_checks() -> Vec<Box<dyn PostApplyCheck>> {

@@ -73,7 +73,7 @@ static ASSIGNMENT: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static DEFINE: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(&format!(
-        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*([A-Za-z_$][\w$]*|require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\))((?:\s*\.\s*[\w$]+)*)"#
+        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*([A-Za-z_$][\w$]*|require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\))((?:\s*\.\s*[\w$]+)*)(\s*\()?"#
     ))
 });
 static BOUND_DEFAULT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -153,7 +153,9 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             Some(assigns(&format!("{}{}", &c[1], &c[2])))
         } else if let Some(c) = DEFINE
             .captures_iter(code)
-            .find(|c| is_patched(names(), &c[1], &c[2]))
+            // The target is the object a builtin's member returns when it is called
+            // (`Object.assign(Object.create(null), ...)` fills a new object), not that member.
+            .find(|c| c.get(3).is_none() && is_patched(names(), &c[1], &c[2]))
         {
             Some(assigns(&format!("{}{}", &c[1], &c[2])))
         } else if let Some(c) = ENV_READ.captures(code) {
@@ -282,6 +284,9 @@ mod tests {
             "  this.assert = assert;",
             "  options.test = true;",
             "  if (result === 'test') return [];",
+            // Issue 18: a call that creates the object is not the builtin being patched.
+            "  const table = Object.assign(Object.create(null), defaults);",
+            "  Object.defineProperty(Object.create(proto), 'x', { value: 1 });",
         ];
         for line in honest {
             assert_eq!(found("lib/index.js", &with(line)), vec![], "{line}");
