@@ -121,11 +121,13 @@ impl PostApplyCheck for TestDetection {
             for found in test_detections(&change.path, before.as_deref(), &after) {
                 issues.push(
                     Issue::new(
-                        self.id(),
+                        found.family.rule(),
                         format!(
-                            "{}:{} {}; production code must behave the same under test, so fix \
-                             the code for every caller instead",
-                            change.path, found.line, found.what
+                            "{}:{} {}; {}",
+                            change.path,
+                            found.line,
+                            found.what,
+                            found.family.advice()
                         ),
                     )
                     .at_path(change.path.clone())

@@ -1,10 +1,80 @@
 //! What the detectors share: a changed file as they see it, and what they report.
 
+/// The family of a cheat a detection belongs to; each has its own rule id in the evidence, so
+/// a refusal says which kind of shortcut the change took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Family {
+    /// Asks whether it runs under test: a runner's environment, argv, loaded modules or
+    /// globals, `cfg!(test)`, a test framework imported into production code.
+    TestRun,
+    /// Writes to a member of an imported module, a test framework, an assertion library or a
+    /// builtin, in any syntax, or shadows an assertion macro.
+    FrameworkPatch,
+    /// Looks at its caller: stack frames, tracebacks, backtraces, call sites.
+    Introspection,
+    /// Ends the process or hooks its end, outside an entry point.
+    ProcessExit,
+    /// Reads test files (a path naming a test directory or test file).
+    TestFileRead,
+    /// An equality that always holds (`__eq__` returning `True`, `asymmetricMatch`, a
+    /// `PartialEq` whose `eq` is a constant).
+    ConstantEquality,
+    /// Prints text shaped like a test runner's result lines.
+    ResultSpoofing,
+}
+
+impl Family {
+    /// The rule id of the family in issues and the evidence.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Family::TestRun => "check.test-detection",
+            Family::FrameworkPatch => "check.framework-patch",
+            Family::Introspection => "check.stack-introspection",
+            Family::ProcessExit => "check.process-exit",
+            Family::TestFileRead => "check.test-file-read",
+            Family::ConstantEquality => "check.constant-equality",
+            Family::ResultSpoofing => "check.result-spoofing",
+        }
+    }
+
+    /// What to do instead, as the end of a refusal message.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Family::TestRun | Family::FrameworkPatch => {
+                "production code must behave the same under test, so fix the code for every \
+                 caller instead"
+            }
+            Family::Introspection => {
+                "production code must not depend on who calls it, so compute the result from \
+                 the arguments instead"
+            }
+            Family::ProcessExit => {
+                "library code must return or raise, not end the process (exits belong in a \
+                 `main` or CLI entry file, a `bin/` script, or code that already exited); \
+                 report the error to the caller instead"
+            }
+            Family::TestFileRead => {
+                "production code must not read the tests, so compute the result from the \
+                 input instead"
+            }
+            Family::ConstantEquality => {
+                "an equality must compare the values, so implement it on the fields instead"
+            }
+            Family::ResultSpoofing => {
+                "production code must not print what a test runner prints, so remove the \
+                 output and fix the code instead"
+            }
+        }
+    }
+}
+
 /// One added line of production code that detects or patches the test run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detection {
     /// 1-based line in the file after the change.
     pub line: u64,
+    /// Which family of cheat the line belongs to.
+    pub family: Family,
     /// What the line does, as a fragment that follows the line's location: "reads
     /// `PYTEST_CURRENT_TEST`, which pytest sets only while it runs a test".
     pub what: String,
@@ -32,10 +102,16 @@ impl Added<'_> {
     }
 }
 
-/// A detection at 0-based `index`.
+/// A detection of the test run at 0-based `index`.
 pub(crate) fn at(index: usize, what: String) -> Detection {
+    of(Family::TestRun, index, what)
+}
+
+/// A detection of `family` at 0-based `index`.
+pub(crate) fn of(family: Family, index: usize, what: String) -> Detection {
     Detection {
         line: index as u64 + 1,
+        family,
         what,
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use super::added::{Added, Detection, at, is_test_support_path};
+use super::added::{Added, Detection, Family, at, is_test_support_path, of};
 use super::pattern::Pattern;
 
 /// Module specifiers of assertion and test libraries (a regex alternation).
@@ -150,14 +150,24 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             .captures_iter(code)
             .find(|c| is_patched(names(), &c[1], &c[2]))
         {
-            Some(assigns(&format!("{}{}", &c[1], &c[2])))
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[1], &c[2])),
+            ));
+            continue;
         } else if let Some(c) = DEFINE
             .captures_iter(code)
             // The target is the object a builtin's member returns when it is called
             // (`Object.assign(Object.create(null), ...)` fills a new object), not that member.
             .find(|c| c.get(3).is_none() && is_patched(names(), &c[1], &c[2]))
         {
-            Some(assigns(&format!("{}{}", &c[1], &c[2])))
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[1], &c[2])),
+            ));
+            continue;
         } else if let Some(c) = ENV_READ.captures(code) {
             let name = (1..=3).find_map(|i| c.get(i)).map_or("", |m| m.as_str());
             Some(format!(

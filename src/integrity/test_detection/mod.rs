@@ -21,5 +21,5 @@ mod pattern;
 mod python;
 mod rust;
 
-pub use added::Detection;
+pub use added::{Detection, Family};
 pub use detect::{is_read, test_detections};
