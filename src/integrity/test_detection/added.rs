@@ -2,25 +2,28 @@
 
 /// The family of a cheat a detection belongs to; each has its own rule id in the evidence, so
 /// a refusal says which kind of shortcut the change took.
+/// Ordered from the most precise family to the most general: one line gets one finding, the
+/// first in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
-    /// Asks whether it runs under test: a runner's environment, argv, loaded modules or
-    /// globals, `cfg!(test)`, a test framework imported into production code.
-    TestRun,
     /// Writes to a member of an imported module, a test framework, an assertion library or a
     /// builtin, in any syntax, or shadows an assertion macro.
     FrameworkPatch,
+    /// An equality that always holds (`__eq__` returning `True`, `asymmetricMatch`, a
+    /// `PartialEq` whose `eq` is a constant).
+    ConstantEquality,
     /// Looks at its caller: stack frames, tracebacks, backtraces, call sites.
     Introspection,
     /// Ends the process or hooks its end, outside an entry point.
     ProcessExit,
     /// Reads test files (a path naming a test directory or test file).
     TestFileRead,
-    /// An equality that always holds (`__eq__` returning `True`, `asymmetricMatch`, a
-    /// `PartialEq` whose `eq` is a constant).
-    ConstantEquality,
     /// Prints text shaped like a test runner's result lines.
     ResultSpoofing,
+    /// Asks whether it runs under test: a runner's environment, argv, loaded modules or
+    /// globals, `cfg!(test)`, a test framework imported into production code. Last in the
+    /// order: when a line does more than ask, the more precise family names it.
+    TestRun,
 }
 
 impl Family {

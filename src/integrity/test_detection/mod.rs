@@ -15,6 +15,7 @@
 mod added;
 mod code;
 mod detect;
+mod families;
 mod go;
 mod javascript;
 mod pattern;
