@@ -22,7 +22,7 @@ pub(crate) struct TestHarness;
 
 /// The `paths.allow-harness` globs; `None` when one does not compile (the config layer
 /// refuses such globs, so this is a caller that built a policy by hand: allow nothing).
-fn allowed_harness(policy: &PatchPolicy) -> Option<GlobSet> {
+pub(crate) fn allowed_harness(policy: &PatchPolicy) -> Option<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for glob in &policy.allow_harness {
         builder.add(

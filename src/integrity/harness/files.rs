@@ -5,6 +5,12 @@ const NAMES: &[(&str, &str)] = &[
     ("conftest.py", "pytest configuration"),
     ("pytest.ini", "pytest configuration"),
     (".pytest.ini", "pytest configuration"),
+    ("pytest.toml", "pytest configuration"),
+    (".pytest.toml", "pytest configuration"),
+    (
+        ".babelrc",
+        "babel configuration, which transforms the tests",
+    ),
     ("tox.ini", "tox and pytest configuration"),
     ("sitecustomize.py", "a Python start-up hook"),
     ("usercustomize.py", "a Python start-up hook"),
@@ -23,6 +29,15 @@ const PREFIXES: &[(&str, &str)] = &[
     ("setupTests.", "a jest setup file"),
     ("vitest.config.", "vitest configuration"),
     ("vitest.workspace.", "vitest configuration"),
+    ("vitest.projects.", "vitest configuration"),
+    (
+        "babel.config.",
+        "babel configuration, which transforms the tests",
+    ),
+    (
+        ".babelrc.",
+        "babel configuration, which transforms the tests",
+    ),
     ("vitest.setup.", "a vitest setup file"),
     (
         "vite.config.",
@@ -53,6 +68,15 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
     {
         return Some(what);
     }
+    // A test package's `__init__.py` runs whenever pytest or unittest imports one of its
+    // tests, at any depth.
+    if name == "__init__.py"
+        && parts[..parts.len() - 1]
+            .iter()
+            .any(|d| matches!(*d, "tests" | "test" | "testing"))
+    {
+        return Some("a test package's __init__.py, which runs before its tests");
+    }
     if name.ends_with(".pth") {
         return Some("a Python start-up hook");
     }
@@ -78,6 +102,11 @@ mod tests {
         let yes = [
             "conftest.py",
             "tests/unit/conftest.py",
+            "tests/__init__.py",
+            "pkg/tests/unit/__init__.py",
+            "pytest.toml",
+            "vitest.projects.ts",
+            "babel.config.js",
             "pytest.ini",
             "tox.ini",
             "sitecustomize.py",
@@ -108,6 +137,8 @@ mod tests {
             "config.toml",
             "tests/test_tox.py",
             "setup.py",
+            "pkg/__init__.py",
+            "src/testsuite/__init__.py",
         ];
         let missed: Vec<&str> = yes
             .into_iter()

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use super::added::{Added, Detection, at};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static MARKER: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(

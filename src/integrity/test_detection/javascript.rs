@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use super::added::{Added, Detection, Family, at, is_test_support_path, of};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 /// Module specifiers of assertion and test libraries (a regex alternation).
 const LIBRARIES: &str = r"(?:node:)?assert(?:/strict)?|chai|should|expect|power-assert|uvu/assert|node:test|jest|@jest/globals|vitest|mocha|tape|ava|tap";

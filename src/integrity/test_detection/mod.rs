@@ -18,7 +18,6 @@ mod detect;
 mod families;
 mod go;
 mod javascript;
-mod pattern;
 mod python;
 mod rust;
 

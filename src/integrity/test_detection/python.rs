@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use super::added::{Added, Detection, Family, at, is_test_support_path, of};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 /// Test frameworks (root module names).
 const FRAMEWORKS: &[&str] = &["pytest", "_pytest", "unittest", "nose", "nose2"];

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::added::{Added, Detection, at};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static TEST_WORD: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"\btest\b"));
 static ENV_MARKER: LazyLock<Pattern> = LazyLock::new(|| {

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, Family, of};
 use super::super::code::Syntax;
-use super::super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static PYTHON_DEF: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"^(\s*)(?:async\s+)?def\s+(__eq__|__ne__)\s*\("));

@@ -13,8 +13,8 @@ use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, Family, of};
 use super::super::code::Syntax;
-use super::super::pattern::Pattern;
 use super::entry::is_entry_point;
+use crate::integrity::pattern::Pattern;
 
 static PYTHON: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(

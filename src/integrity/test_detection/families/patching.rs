@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, Family, of};
 use super::super::code::Syntax;
-use super::super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static IMPORT: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^\s*import\s+(.+)$"));
 static PY_ASSIGN: LazyLock<Pattern> = LazyLock::new(|| {

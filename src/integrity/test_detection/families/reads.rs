@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, Family, of};
-use super::super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 /// A string literal (single, double or back quotes) on one line.
 static LITERAL: LazyLock<Pattern> = LazyLock::new(|| {

@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, at};
 use super::super::code::Syntax;
-use super::super::pattern::Pattern;
 use super::entry::is_entry_point;
+use crate::integrity::pattern::Pattern;
 
 /// Environment variables set by CI services and test runners.
 const ENV: &str = r"CI|GITHUB_ACTIONS|CONTINUOUS_INTEGRATION|BUILD_NUMBER|TF_BUILD|GITLAB_CI|TRAVIS|PYTEST_\w+|JEST_\w+|VITEST\w*|TOX_ENV_NAME|NEXTEST\w*|RUST_TEST_\w+|GO_TEST\w*";

@@ -11,7 +11,7 @@
 use std::sync::LazyLock;
 
 use super::super::added::{Added, Detection, Family, of};
-use super::super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static LITERAL: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r#""([^"\\]*(?:\\.[^"\\]*)*)"|'([^'\\]*(?:\\.[^'\\]*)*)'|`([^`]*)`"#)
