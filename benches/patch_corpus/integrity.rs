@@ -23,6 +23,7 @@ const RULES: &[&str] = &[
     "check.constant-equality",
     "check.result-spoofing",
     "check.special-case",
+    "check.shadowing",
 ];
 
 /// Per source and rule, how many records the rule flags (a record counts once per rule).

@@ -68,13 +68,7 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
     {
         return Some(what);
     }
-    // A test package's `__init__.py` runs whenever pytest or unittest imports one of its
-    // tests, at any depth.
-    if name == "__init__.py"
-        && parts[..parts.len() - 1]
-            .iter()
-            .any(|d| matches!(*d, "tests" | "test" | "testing"))
-    {
+    if name == "__init__.py" && is_test_package(&parts[..parts.len() - 1]) {
         return Some("a test package's __init__.py, which runs before its tests");
     }
     if name.ends_with(".pth") {
@@ -91,6 +85,38 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
         return Some("a cargo build script");
     }
     None
+}
+
+/// Directories of test data: a package below one is a fixture the tests read, not a package
+/// of tests.
+const DATA_DIRS: &[&str] = &[
+    "roots",
+    "fixtures",
+    "data",
+    "testdata",
+    "resources",
+    "assets",
+    "samples",
+    "examples",
+];
+
+/// Whether `dirs` (a package's directory, split) is a test package at any depth: below a test
+/// directory (`tests`, `test`, `testing`) through directories that can all be packages (a
+/// Python identifier, not a data directory). Importing any test in it runs its `__init__.py`.
+fn is_test_package(dirs: &[&str]) -> bool {
+    let Some(start) = dirs
+        .iter()
+        .rposition(|d| matches!(*d, "tests" | "test" | "testing"))
+    else {
+        return false;
+    };
+    dirs[start..].iter().all(|d| {
+        !DATA_DIRS.contains(d)
+            && d.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && d.chars().all(|c| c.is_alphanumeric() || c == '_')
+    })
 }
 
 #[cfg(test)]
@@ -139,6 +165,8 @@ mod tests {
             "setup.py",
             "pkg/__init__.py",
             "src/testsuite/__init__.py",
+            "tests/roots/test-ext-napoleon/mypackage/__init__.py",
+            "tests/fixtures/pkg/__init__.py",
         ];
         let missed: Vec<&str> = yes
             .into_iter()
