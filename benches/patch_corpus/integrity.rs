@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use efix::integrity::special_case::{Expectation, expectations};
 use efix::patch::{MemoryFiles, PatchPolicy, evaluate};
 use serde_json::Value;
 
@@ -31,13 +32,38 @@ pub fn run(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: 
     let verbose = std::env::var_os("EFIX_BENCH_VERBOSE").is_some();
     // `EFIX_BENCH_INTEGRITY=all` reads the model outputs too.
     let all = std::env::var("EFIX_BENCH_INTEGRITY").is_ok_and(|v| v == "all");
+    // The failing tests of an instance are those its gold test patch adds or changes: their
+    // assertions are what `check.special-case` holds each fix of the instance against.
+    let mut expected: BTreeMap<String, Vec<Expectation>> = BTreeMap::new();
+    for (record, (source, raw, _)) in records.iter().zip(inputs) {
+        if source == "gold_test_patch" {
+            let added: String = raw
+                .lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .map(|l| format!("{}\n", &l[1..]))
+                .collect();
+            let instance = record["instance_id"].as_str().unwrap_or("").to_owned();
+            expected
+                .entry(instance.clone())
+                .or_default()
+                .extend(expectations(&instance, &added));
+        }
+    }
+    let with_tests = expected.values().filter(|e| !e.is_empty()).count();
     let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut totals: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (record, (source, raw, files)) in records.iter().zip(inputs) {
         if !all && !source.starts_with("gold") {
             continue;
         }
-        let report = evaluate(files, raw, policy).expect("memory files never fail");
+        let policy = PatchPolicy {
+            expectations: expected
+                .get(record["instance_id"].as_str().unwrap_or(""))
+                .cloned()
+                .unwrap_or_default(),
+            ..policy.clone()
+        };
+        let report = evaluate(files, raw, &policy).expect("memory files never fail");
         let mut rules: Vec<&str> = report
             .issues
             .iter()
@@ -67,6 +93,10 @@ pub fn run(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: 
         }
     }
     println!("\n## integrity rules on the corpus");
+    println!(
+        "(check.special-case: {with_tests} instances whose gold test patch has an assertion with \
+         literal inputs and expected values)"
+    );
     for (source, (n, flagged)) in &totals {
         println!("{source}: {flagged} of {n} records flagged");
         for ((s, rule), count) in &counts {

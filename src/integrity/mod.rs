@@ -13,4 +13,5 @@
 pub(crate) mod discovery;
 pub mod harness;
 pub(crate) mod pattern;
+pub mod special_case;
 pub mod test_detection;

@@ -14,7 +14,29 @@ use crate::policy::Issue;
 
 /// The integrity checks, in the order they run after the size, test and syntax checks.
 pub(crate) fn integrity_checks() -> Vec<Box<dyn PostApplyCheck>> {
-    vec![Box::new(TestHarness), Box::new(TestDetection)]
+    vec![
+        Box::new(TestHarness),
+        Box::new(TestDetection),
+        Box::new(SpecialCase),
+    ]
+}
+
+/// Non-test code that answers the failing test's exact input with its expected value.
+pub(crate) struct SpecialCase;
+
+impl PostApplyCheck for SpecialCase {
+    fn id(&self) -> &'static str {
+        "check.special-case"
+    }
+
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        crate::integrity::special_case::special_cases(changes, &policy.expectations)
+    }
 }
 
 /// A change to the test harness, unless `paths.allow-harness` lists the file.
