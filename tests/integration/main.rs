@@ -15,6 +15,7 @@ mod acp;
 mod action;
 mod adversarial;
 mod cheats;
+mod cheats_static;
 mod cli;
 mod demo;
 mod durability;
