@@ -73,7 +73,7 @@ static ASSIGNMENT: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static DEFINE: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(&format!(
-        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*([A-Za-z_$][\w$]*|require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\))((?:\s*\.\s*[\w$]+)*)(\s*\()?"#
+        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*(require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\)|[A-Za-z_$][\w$]*)((?:\s*\.\s*[\w$]+)*)(\s*\()?"#
     ))
 });
 static BOUND_DEFAULT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -241,6 +241,7 @@ mod tests {
             "  assert.strict.equal ||= () => {};",
             "  Object.defineProperty(assert, 'throws', { value() {} });",
             "  Object.assign(require('chai').expect, {});",
+            "  Object.assign(require('assert'), { equal() {} });",
             "  Array.prototype.includes = () => true;",
             "  globalThis.Promise = FakePromise;",
             "  if (process.env.JEST_WORKER_ID) return ['a', 'b'];",
