@@ -89,7 +89,7 @@ fn exits_with_failure(code: &str, end: usize) -> bool {
     let digits = arg.trim_start_matches('-');
     !digits.is_empty()
         && digits.chars().all(|c| c.is_ascii_digit())
-        && digits.trim_start_matches('0') != ""
+        && !digits.trim_start_matches('0').is_empty()
 }
 
 pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
