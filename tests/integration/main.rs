@@ -16,6 +16,7 @@ mod action;
 mod adversarial;
 mod channels;
 mod cheats;
+mod cheats_static;
 mod cli;
 mod coverage;
 mod demo;
