@@ -256,9 +256,18 @@ fn build_engine(
                     return Err(ExitStatus::PolicyRefused);
                 }
             };
+            // The agent's program and the paths it may write exist before anything runs.
+            let program = crate::engine::acp::resolve_program(&argv, &config.acp_env, root)
+                .and_then(|_| crate::engine::acp::create_writable(&config.acp_writable));
+            if let Err(message) = program {
+                report::message(&format!("efix: error: {message}"));
+                return Err(ExitStatus::Usage);
+            }
             let settings = AcpSettings {
                 argv,
                 root: root.to_owned(),
+                paths: config.patch.clone(),
+                cancel: Some(&signals::CANCEL),
                 runner: {
                     let mut runner = crate::runner::RunnerSettings {
                         env: config.acp_env.clone(),

@@ -74,6 +74,7 @@ pub use model::{
     Mode, PatchError, PatchOutcome, PatchPolicy, PatchReport,
 };
 pub use paths::{FileSource, MemoryFiles, RepoDir};
+pub(crate) use paths::PathRules;
 pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};
 pub(crate) use text::middle_bounds;
 

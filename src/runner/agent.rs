@@ -139,6 +139,17 @@ impl Agent {
         report
     }
 
+    /// Stop the agent at once (the run was interrupted): SIGKILL to its group, no grace
+    /// period; then sweep what it left, as [`Agent::stop`] does.
+    pub fn kill(mut self) -> SandboxReport {
+        if let Ok(raw) = i32::try_from(self.child.id()) {
+            drop(self.child.stdin.take());
+            let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
+            let _ = self.child.wait();
+        }
+        self.stop()
+    }
+
     fn terminate(&mut self) {
         let Ok(raw) = i32::try_from(self.child.id()) else {
             return;
