@@ -191,6 +191,7 @@ impl AcpEngine {
                     .to_string(),
                 );
                 meta.fatal = broke.fatal;
+                hide_in_meta(secrets, &mut meta);
                 // What the agent was allowed to edit before it failed is efix's doing, not a
                 // write outside the protocol.
                 meta.edited_tree = allow_edits && !collected.allowed_paths.is_empty();
@@ -223,7 +224,53 @@ impl AcpEngine {
                     .to_owned(),
             );
         }
-        Ok((collected.text, meta))
+        let text = hide_values(secrets, &collected.text);
+        hide_in_meta(secrets, &mut meta);
+        Ok((text, meta))
+    }
+}
+
+/// `text` with the values of `secrets` (the configured ones and those efix passed the agent)
+/// replaced by `[REDACTED:env:NAME]`: the agent got them, so its words may repeat them. Only
+/// exact values are replaced, not token-shaped text, which an answer's code may hold.
+fn hide_values(secrets: &[Secret], text: &str) -> String {
+    let Ok(matches) = crate::runner::secret_matches(secrets, text) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for found in matches.iter().filter(|m| m.rule.starts_with("env:")) {
+        if found.range.start < from {
+            continue;
+        }
+        out.push_str(&text[from..found.range.start]);
+        out.push_str(&format!("[REDACTED:{}]", found.rule));
+        from = found.range.end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// The agent's words in the record (titles, paths, reasons, notes) without the values.
+fn hide_in_meta(secrets: &[Secret], meta: &mut CallMeta) {
+    for permission in &mut meta.permissions {
+        permission.title = hide_values(secrets, &permission.title);
+        permission.reason = hide_values(secrets, &permission.reason);
+        for path in &mut permission.paths {
+            *path = hide_values(secrets, path);
+        }
+    }
+    for call in &mut meta.tool_calls {
+        call.title = hide_values(secrets, &call.title);
+        for path in &mut call.paths {
+            *path = hide_values(secrets, path);
+        }
+    }
+    for note in &mut meta.notes {
+        *note = hide_values(secrets, note);
+    }
+    if let Some(detail) = &mut meta.detail {
+        *detail = hide_values(secrets, detail);
     }
 }
 
@@ -449,6 +496,18 @@ pub(crate) mod tests {
             paths: PatchPolicy::default(),
             cancel: None,
         }
+    }
+
+    #[test]
+    fn values_passed_to_the_agent_are_hidden_in_its_words_but_token_shapes_are_kept() {
+        let secrets = [Secret {
+            name: "GATEWAY".to_owned(),
+            value: "gw-credential-123456".to_owned(),
+        }];
+        assert_eq!(
+            hide_values(&secrets, "token gw-credential-123456 and ghp_000000000000000000000000000000000000"),
+            "token [REDACTED:env:GATEWAY] and ghp_000000000000000000000000000000000000"
+        );
     }
 
     #[test]
