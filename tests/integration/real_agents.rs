@@ -134,9 +134,11 @@ fn text_block(text: &str) -> Vec<Value> {
 }
 
 fn tool_block(name: &str, input: &Value) -> Vec<Value> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     vec![
         json!({"type": "content_block_start", "index": 0, "content_block":
-            {"type": "tool_use", "id": format!("toolu_{name}"), "name": name, "input": {}}}),
+            {"type": "tool_use", "id": format!("toolu_{name}_{id}"), "name": name, "input": {}}}),
         json!({"type": "content_block_delta", "index": 0, "delta":
             {"type": "input_json_delta", "partial_json": input.to_string()}}),
         json!({"type": "content_block_stop", "index": 0}),
@@ -267,8 +269,11 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
         "fix_summary": "edited calc.py", "tests_summary": "added a test", "risk_rollback": "low"});
     let api = Anthropic::start(vec![
         Turn::Text(plan_answer().to_string()),
+        // Claude Code edits only a file it has read.
+        Turn::Tool("Read", json!({"file_path": calc})),
         Turn::Tool("Edit", json!({"file_path": calc, "old_string": "min(value, low)",
             "new_string": "min(value, high)"})),
+        Turn::Tool("Read", json!({"file_path": tests})),
         Turn::Tool("Edit", json!({"file_path": tests, "old_string": "def test_below_the_range():\n",
             "new_string": "def test_at_the_upper_bound():\n    assert clamp(10, 0, 10) == 10\n\n\ndef test_below_the_range():\n"})),
         Turn::Text(explanation.to_string()),
@@ -278,7 +283,7 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
         Some(json!({"permissions": {"defaultMode": "acceptEdits"}})),
     );
     let (run, evidence) = run_claude(&repo, &api, &home, &claude_config("edit", ""), Some(KEY));
-    run.expect_code(0);
+    assert_eq!(run.code(), 0, "{:#}", evidence["engine"]["calls"]);
     assert!(fixed(&repo));
     assert_eq!(
         permissions(&evidence, 1),
@@ -435,7 +440,7 @@ fn reported_tokens_and_cost_are_enforced_as_budgets() {
             run_claude(&repo, &api, &home, &claude_config("answer", budget), Some(KEY));
         run.expect_code(1);
         assert_eq!(repo.fingerprint(), before);
-        assert_eq!(evidence["status"], "budget-exhausted", "{rule}");
+        assert_eq!(evidence["result"]["status"], "budget-exhausted", "{rule}");
         assert_eq!(outcomes(&evidence), ["answered", "skipped-budget"], "{rule}");
         let reason = evidence["engine"]["calls"][1]["error"].as_str().unwrap();
         assert!(reason.contains(rule), "{reason}");
