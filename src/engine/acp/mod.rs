@@ -42,8 +42,6 @@ use crate::config::AcpMode;
 use crate::patch::PatchPolicy;
 use crate::runner::{Access, Agent, RunnerSettings, SandboxReport, Secret};
 
-pub use self::process::{create_writable, resolve_program};
-
 /// How long efix waits for an agent that broke off the conversation to exit (500 ms).
 const EXIT_WAIT: Duration = Duration::from_millis(500);
 /// How often efix looks whether that agent has exited (10 ms).
