@@ -541,6 +541,39 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_of_a_protected_path_is_refused_when_the_agent_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = EfixClient {
+            collected: Rc::default(),
+            root: dir.path().canonicalize().unwrap(),
+            allow_edits: true,
+            paths: PatchPolicy::default(),
+        };
+        let decide = |path: &str| client.decide(acp::ToolKind::Edit, &[path.to_owned()]);
+        assert_eq!(
+            decide("src/lib.rs"),
+            (
+                PermissionAnswer::Allowed,
+                "edits files inside the repository".to_owned()
+            )
+        );
+        assert_eq!(
+            decide(".github/workflows/ci.yml"),
+            (
+                PermissionAnswer::Rejected,
+                "path \".github/workflows/ci.yml\" is protected by policy; leave it unchanged \
+                 [path.protected]"
+                    .to_owned()
+            )
+        );
+        let outside = format!("{OUTSIDE}/etc/passwd");
+        assert_eq!(
+            decide(&outside).1,
+            "/etc/passwd is outside the repository (or inside .git)"
+        );
+    }
+
+    #[test]
     fn answer_text_is_kept_up_to_the_cap() {
         let mut collected = Collected::default();
         collected.push_text(&"a".repeat(MAX_TEXT_BYTES - 1));
