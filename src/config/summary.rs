@@ -238,10 +238,11 @@ pub fn check_summary(config: &Config) -> String {
 fn acp_summary(config: &Config) -> String {
     let command = config.acp_command.as_deref().unwrap_or_default();
     let argv = shlex::split(command).unwrap_or_default();
-    let program = match crate::runner::resolve_program(&argv, &config.acp_env, std::path::Path::new(".")) {
-        Ok(path) => format!("found at {}", path.display()),
-        Err(message) => format!("NOT FOUND: {message}"),
-    };
+    let program =
+        match crate::runner::resolve_program(&argv, &config.acp_env, std::path::Path::new(".")) {
+            Ok(path) => format!("found at {}", path.display()),
+            Err(message) => format!("NOT FOUND: {message}"),
+        };
     let passed: Vec<String> = config
         .acp_env
         .iter()
@@ -251,7 +252,13 @@ fn acp_summary(config: &Config) -> String {
     let writable: Vec<String> = config
         .acp_writable
         .iter()
-        .map(|path| format!("{} ({})", path.display(), crate::runner::writable_state(path)))
+        .map(|path| {
+            format!(
+                "{} ({})",
+                path.display(),
+                crate::runner::writable_state(path)
+            )
+        })
         .collect();
     format!(
         "acp ({} mode), agent `{command}` ({program}), timeout {}, passes {} (values redacted \

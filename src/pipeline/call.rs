@@ -290,9 +290,9 @@ fn usable(meta: &CallMeta) -> Result<(), Failure> {
             (Some(error), false) => Failure::Engine(error.clone()),
             (None, _) => Failure::Engine(format!("the engine gave no answer{detail}")),
         }),
-        CallOutcome::SkippedBudget | CallOutcome::SkippedSecrets => Err(Failure::Engine(
-            format!("the engine gave no answer{detail}"),
-        )),
+        CallOutcome::SkippedBudget | CallOutcome::SkippedSecrets => Err(Failure::Engine(format!(
+            "the engine gave no answer{detail}"
+        ))),
     }
 }
 

@@ -304,9 +304,11 @@ mod tests {
         assert!(resolve_program(&argv("sh"), &env, root).is_ok());
         assert_eq!(
             resolve_program(&argv("no-such-agent-efix"), &env, root),
-            Err("acp.command: the agent's program `no-such-agent-efix` is not on the PATH efix \
+            Err(
+                "acp.command: the agent's program `no-such-agent-efix` is not on the PATH efix \
                  gives the agent; install it, or give its full path in acp.command"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert!(resolve_program(&argv("/no/such/agent"), &env, root).is_err());
     }
@@ -318,12 +320,17 @@ mod tests {
         let file = home.path().join(".claude.json");
         std::fs::create_dir(home.path().join("kept")).unwrap();
         let paths = [dir.clone(), file.clone(), home.path().join("kept")];
-        assert_eq!(create_writable(&paths).unwrap(), vec![dir.clone(), file.clone()]);
+        assert_eq!(
+            create_writable(&paths).unwrap(),
+            vec![dir.clone(), file.clone()]
+        );
         assert!(dir.is_dir());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
-        assert_eq!(create_writable(&paths).unwrap(), Vec::<std::path::PathBuf>::new());
+        assert_eq!(
+            create_writable(&paths).unwrap(),
+            Vec::<std::path::PathBuf>::new()
+        );
     }
-
 
     #[test]
     fn an_agent_speaks_over_stdio_has_the_network_and_cannot_write_the_repository() {

@@ -153,12 +153,17 @@ fn sse(model: &str, blocks: &[Value], stop: &str) -> HttpResponse {
         "content": [], "stop_reason": null, "stop_sequence": null,
         "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1}}})];
     events.extend_from_slice(blocks);
-    events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-        "usage": {"output_tokens": 50}}));
+    events.push(
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        "usage": {"output_tokens": 50}}),
+    );
     events.push(json!({"type": "message_stop"}));
     let mut body = String::new();
     for event in events {
-        body.push_str(&format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()));
+        body.push_str(&format!(
+            "event: {}\ndata: {event}\n\n",
+            event["type"].as_str().unwrap()
+        ));
     }
     HttpResponse {
         status: 200,
@@ -233,7 +238,10 @@ fn claude_code_fixes_the_bug_in_answer_mode_and_its_command_is_refused() {
     let repo = clamp_repo(&[]);
     let api = Anthropic::start(vec![
         Turn::Text(plan_answer().to_string()),
-        Turn::Tool("Bash", json!({"command": "python -m pytest -q", "description": "run the tests"})),
+        Turn::Tool(
+            "Bash",
+            json!({"command": "python -m pytest -q", "description": "run the tests"}),
+        ),
         Turn::Text(fix_answer(fix_edits()).to_string()),
     ]);
     let home = home(&repo, None);
@@ -249,12 +257,19 @@ fn claude_code_fixes_the_bug_in_answer_mode_and_its_command_is_refused() {
     let call = &evidence["engine"]["calls"][1];
     let tool_call = &call["tool-calls"][0];
     assert_eq!(
-        (&tool_call["kind"], &tool_call["asked"], &tool_call["unasked-run"]),
+        (
+            &tool_call["kind"],
+            &tool_call["asked"],
+            &tool_call["unasked-run"]
+        ),
         (&json!("execute"), &json!(true), &json!(false)),
         "{call}"
     );
     // Usage from the prompt answer, cost from `usage_update`: both read, none lost.
-    assert!(call["usage"]["prompt-tokens"].as_u64().unwrap() >= 2 * INPUT_TOKENS, "{call}");
+    assert!(
+        call["usage"]["prompt-tokens"].as_u64().unwrap() >= 2 * INPUT_TOKENS,
+        "{call}"
+    );
     assert!(call["cost-usd"].as_f64().unwrap() > 0.0, "{call}");
     assert!(!stderr.contains("failed to decode"), "{stderr}");
     // The missing state directory was created so the sandbox could grant it.
@@ -272,11 +287,17 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
         Turn::Text(plan_answer().to_string()),
         // Claude Code edits only a file it has read.
         Turn::Tool("Read", json!({"file_path": calc})),
-        Turn::Tool("Edit", json!({"file_path": calc, "old_string": "min(value, low)",
-            "new_string": "min(value, high)"})),
+        Turn::Tool(
+            "Edit",
+            json!({"file_path": calc, "old_string": "min(value, low)",
+            "new_string": "min(value, high)"}),
+        ),
         Turn::Tool("Read", json!({"file_path": tests})),
-        Turn::Tool("Edit", json!({"file_path": tests, "old_string": "def test_below_the_range():\n",
-            "new_string": "def test_at_the_upper_bound():\n    assert clamp(10, 0, 10) == 10\n\n\ndef test_below_the_range():\n"})),
+        Turn::Tool(
+            "Edit",
+            json!({"file_path": tests, "old_string": "def test_below_the_range():\n",
+            "new_string": "def test_at_the_upper_bound():\n    assert clamp(10, 0, 10) == 10\n\n\ndef test_below_the_range():\n"}),
+        ),
         Turn::Text(explanation.to_string()),
     ]);
     let home = home(
@@ -307,8 +328,11 @@ fn a_hostile_repositorys_claude_settings_neither_open_the_gate_nor_reach_the_net
     let api_slot: Arc<Mutex<String>> = Arc::default();
     let api = Anthropic::start(vec![
         Turn::Text(plan_answer().to_string()),
-        Turn::Tool("Bash", json!({"command": "node -e \"fetch(process.env.ANTHROPIC_BASE_URL + '/exfil')\"",
-            "description": "send"})),
+        Turn::Tool(
+            "Bash",
+            json!({"command": "node -e \"fetch(process.env.ANTHROPIC_BASE_URL + '/exfil')\"",
+            "description": "send"}),
+        ),
         Turn::Text(fix_answer(fix_edits()).to_string()),
     ]);
     *api_slot.lock().unwrap() = api.server.url.clone();
@@ -327,7 +351,9 @@ fn a_hostile_repositorys_claude_settings_neither_open_the_gate_nor_reach_the_net
     run.expect_code(0);
     let paths = api.paths();
     assert!(
-        !paths.iter().any(|p| p.contains("hook") || p.contains("exfil")),
+        !paths
+            .iter()
+            .any(|p| p.contains("hook") || p.contains("exfil")),
         "the repository's settings reached the network: {paths:?}"
     );
     assert_eq!(
@@ -378,14 +404,24 @@ fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
     let api = Anthropic::start(vec![Turn::Hang]);
     let home = home(&repo, None);
     let dir = beside(&repo);
-    std::fs::write(dir.join("efix.yml"), format!("version: 1\n{}", claude_config("answer", "")))
-        .unwrap();
+    std::fs::write(
+        dir.join("efix.yml"),
+        format!("version: 1\n{}", claude_config("answer", "")),
+    )
+    .unwrap();
     let child = crate::harness::Efix::new()
         .with_pytest()
         .env("HOME", &home.display().to_string())
         .env("ANTHROPIC_BASE_URL", &api.server.url)
         .env("ANTHROPIC_API_KEY", KEY)
-        .args(["run", "--repro", crate::engines::REPRO, "--engine", "acp", "--repo"])
+        .args([
+            "run",
+            "--repro",
+            crate::engines::REPRO,
+            "--engine",
+            "acp",
+            "--repo",
+        ])
         .args([&repo.root])
         .args(["--artifacts"])
         .args([dir.join("artifacts")])
@@ -405,7 +441,12 @@ fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
     )
     .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(repo.fingerprint(), before);
     let agents = running_with(&home.display().to_string());
     assert!(agents.is_empty(), "agent processes survived: {agents:?}");
@@ -437,12 +478,21 @@ fn reported_tokens_and_cost_are_enforced_as_budgets() {
         let before = repo.fingerprint();
         let api = Anthropic::start(vec![Turn::Text(plan_answer().to_string())]);
         let home = home(&repo, None);
-        let (run, evidence) =
-            run_claude(&repo, &api, &home, &claude_config("answer", budget), Some(KEY));
+        let (run, evidence) = run_claude(
+            &repo,
+            &api,
+            &home,
+            &claude_config("answer", budget),
+            Some(KEY),
+        );
         run.expect_code(1);
         assert_eq!(repo.fingerprint(), before);
         assert_eq!(evidence["result"]["status"], "budget-exhausted", "{rule}");
-        assert_eq!(outcomes(&evidence), ["answered", "skipped-budget"], "{rule}");
+        assert_eq!(
+            outcomes(&evidence),
+            ["answered", "skipped-budget"],
+            "{rule}"
+        );
         let reason = evidence["engine"]["calls"][1]["error"].as_str().unwrap();
         assert!(reason.contains(rule), "{reason}");
     }
@@ -459,8 +509,10 @@ fn a_value_passed_to_the_agent_is_redacted_everywhere() {
         Turn::Text(fix_answer(fix_edits()).to_string()),
     ]);
     let home = home(&repo, None);
-    let config = claude_config("answer", "")
-        .replace("env-pass: [ANTHROPIC_API_KEY,", "env-pass: [ANTHROPIC_API_KEY, EFIX_TEST_GATEWAY,");
+    let config = claude_config("answer", "").replace(
+        "env-pass: [ANTHROPIC_API_KEY,",
+        "env-pass: [ANTHROPIC_API_KEY, EFIX_TEST_GATEWAY,",
+    );
     let home_text = home.display().to_string();
     let (run, _) = run(
         &repo,
@@ -476,7 +528,10 @@ fn a_value_passed_to_the_agent_is_redacted_everywhere() {
     let stdout = run.stdout();
     run.expect_code(0);
     let text = crate::engines::artifacts_text(&repo);
-    assert!(!text.contains(GATEWAY), "the passed value leaked into the artifacts");
+    assert!(
+        !text.contains(GATEWAY),
+        "the passed value leaked into the artifacts"
+    );
     assert!(!stdout.contains(GATEWAY));
     assert!(text.contains("[REDACTED:env:EFIX_TEST_GATEWAY]"));
 }
@@ -521,7 +576,10 @@ impl GeminiApi {
                 Turn::Text(text) => json!({"text": text}),
                 Turn::Tool(name, args) => json!({"functionCall": {"name": name, "args": args}}),
                 Turn::Status(status) => {
-                    return HttpResponse::json(status, &json!({"error": {"code": status, "message": "stand-in failure"}}));
+                    return HttpResponse::json(
+                        status,
+                        &json!({"error": {"code": status, "message": "stand-in failure"}}),
+                    );
                 }
                 Turn::Hang => return HttpResponse::json(500, &json!({})),
             };
@@ -536,7 +594,12 @@ impl GeminiApi {
     }
 
     fn paths(&self) -> Vec<String> {
-        self.seen.lock().unwrap().iter().map(|r| r.path.clone()).collect()
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.path.clone())
+            .collect()
     }
 }
 
@@ -575,8 +638,11 @@ fn run_gemini(repo: &Repo, api: &GeminiApi, home: &Path, mode: &str) -> (Run, Va
 fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     let api = GeminiApi::start(vec![
         Turn::Text(plan_answer().to_string()),
-        Turn::Tool("run_shell_command", json!({"command": "python -m pytest -q",
-            "description": "run the tests"})),
+        Turn::Tool(
+            "run_shell_command",
+            json!({"command": "python -m pytest -q",
+            "description": "run the tests"}),
+        ),
         Turn::Text(fix_answer(fix_edits()).to_string()),
     ]);
     // Settings that would approve everything and run a hook with the network at start.
@@ -590,7 +656,13 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     let repo = clamp_repo(&[(".gemini/settings.json", &settings)]);
     let home = home(&repo, None);
     let (run, evidence) = run_gemini(&repo, &api, &home, "answer");
-    assert_eq!(run.code(), 0, "{}\n{:#}", run.stderr(), evidence["engine"]["calls"]);
+    assert_eq!(
+        run.code(),
+        0,
+        "{}\n{:#}",
+        run.stderr(),
+        evidence["engine"]["calls"]
+    );
     assert!(fixed(&repo));
     let paths = api.paths();
     assert!(!paths.iter().any(|p| p.contains("hook")), "{paths:?}");
@@ -599,9 +671,15 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
         [("execute".to_owned(), "rejected".to_owned())]
     );
     let call = &evidence["engine"]["calls"][1];
-    assert!(call["usage"]["completion-tokens"].as_u64().unwrap() > 0, "{call}");
+    assert!(
+        call["usage"]["completion-tokens"].as_u64().unwrap() > 0,
+        "{call}"
+    );
     // The model Gemini CLI's router picked, as its `_meta.quota` reports it.
-    assert!(call["model"].as_str().unwrap().starts_with("gemini-"), "{call}");
+    assert!(
+        call["model"].as_str().unwrap().starts_with("gemini-"),
+        "{call}"
+    );
     // The state directory did not exist: it was created so the sandbox could grant it.
     assert!(home.join(".gemini").is_dir());
     assert_eq!(repo.read(".gemini/settings.json"), settings);

@@ -285,7 +285,9 @@ impl Collected {
             .map(|facts| ToolCall {
                 title: facts.title.clone().unwrap_or_default(),
                 kind: kind_name(facts.kind.unwrap_or(acp::ToolKind::Other)),
-                status: facts.status.map_or_else(|| "pending".to_owned(), status_name),
+                status: facts
+                    .status
+                    .map_or_else(|| "pending".to_owned(), status_name),
                 paths: facts.paths.iter().map(|p| shown(p).to_owned()).collect(),
                 asked: facts.asked,
                 unasked_run: facts.ran_unasked,
@@ -356,7 +358,8 @@ impl ToolCallFacts {
             "tool call `{}` ({}): {}",
             self.title.clone().unwrap_or_default(),
             kind_name(self.kind.unwrap_or(acp::ToolKind::Other)),
-            self.status.map_or_else(|| "pending".to_owned(), status_name)
+            self.status
+                .map_or_else(|| "pending".to_owned(), status_name)
         )
     }
 

@@ -71,10 +71,18 @@ mod tests {
              outside the paths it may write: add that path (or the directory it belongs in) \
              to `acp.writable`"
         );
-        let inside = format!("EACCES: permission denied, open '{}/x'", settings.root.display());
+        let inside = format!(
+            "EACCES: permission denied, open '{}/x'",
+            settings.root.display()
+        );
         assert_eq!(explain("m", &[], &inside, &settings), "m");
         assert_eq!(
-            explain("m", &["tool call `ls` (execute): pending".to_owned()], "", &settings),
+            explain(
+                "m",
+                &["tool call `ls` (execute): pending".to_owned()],
+                "",
+                &settings
+            ),
             "m; the agent's last updates: tool call `ls` (execute): pending"
         );
     }

@@ -179,7 +179,8 @@ impl AcpEngine {
             Err(broke) => {
                 let mut message = broke.message;
                 if !broke.fatal {
-                    message = failure::explain(&message, &collected.last_updates(), &tail, settings);
+                    message =
+                        failure::explain(&message, &collected.last_updates(), &tail, settings);
                 }
                 meta.outcome = CallOutcome::Failed;
                 meta.error = Some(
@@ -304,7 +305,9 @@ fn outcome_of(ended: &Ended, collected: &Collected) -> (CallOutcome, Option<Stri
 fn unasked_note(calls: &[crate::engine::ToolCall]) -> Option<String> {
     let risky: Vec<String> = calls
         .iter()
-        .filter(|call| call.unasked_run && !matches!(call.kind.as_str(), "read" | "search" | "think"))
+        .filter(|call| {
+            call.unasked_run && !matches!(call.kind.as_str(), "read" | "search" | "think")
+        })
         .map(|call| format!("`{}` ({})", call.title, call.kind))
         .collect();
     if risky.is_empty() {
@@ -320,6 +323,14 @@ fn unasked_note(calls: &[crate::engine::ToolCall]) -> Option<String> {
     ))
 }
 
+/// What the conversation fills in while it runs: the agent's stderr tail, what it sent, and
+/// what efix learned about it.
+type Shared<'a> = (
+    &'a Rc<RefCell<StderrTail>>,
+    &'a Rc<RefCell<Collected>>,
+    &'a Rc<RefCell<Learned>>,
+);
+
 /// The conversation with a started agent within `limit`, and the task reading its stderr.
 async fn talk(
     settings: &AcpSettings,
@@ -327,11 +338,7 @@ async fn talk(
     text: String,
     allow_edits: bool,
     limit: Duration,
-    (stderr, collected, learned): (
-        &Rc<RefCell<StderrTail>>,
-        &Rc<RefCell<Collected>>,
-        &Rc<RefCell<Learned>>,
-    ),
+    (stderr, collected, learned): Shared<'_>,
 ) -> (Result<Ended, Broke>, Option<tokio::task::JoinHandle<()>>) {
     let pipes = match Pipes::take(agent) {
         Ok(pipes) => pipes,
@@ -503,7 +510,10 @@ pub(crate) mod tests {
             value: "gw-credential-123456".to_owned(),
         }];
         assert_eq!(
-            hide_values(&secrets, "token gw-credential-123456 and ghp_000000000000000000000000000000000000"),
+            hide_values(
+                &secrets,
+                "token gw-credential-123456 and ghp_000000000000000000000000000000000000"
+            ),
             "token [REDACTED:env:GATEWAY] and ghp_000000000000000000000000000000000000"
         );
     }
