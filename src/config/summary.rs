@@ -266,7 +266,7 @@ fn acp_summary(config: &Config) -> String {
         config.acp_mode.as_str(),
         seconds(config.acp_timeout),
         if passed.is_empty() {
-            "no variable of its own".to_owned()
+            "nothing beyond the commands' environment".to_owned()
         } else {
             passed.join(", ")
         },
