@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::SecretsInPrompt;
 pub use crate::engine::CallKind;
-use crate::engine::{CallOutcome, EngineInfo, FixResponse, Permission, Usage};
+use crate::engine::{CallOutcome, EngineInfo, FixResponse, Permission, ToolCall, Usage};
 use crate::localize::Candidate;
 use crate::policy::Issue;
 use crate::prompt::CutRecord;
@@ -195,6 +195,12 @@ pub struct EngineCall {
     /// helper reported it, with the processes it left outside its group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxReport>,
+    /// Every tool call an ACP agent reported, asked for or not, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// Facts about the call a reader needs (an agent's mode, a usage it did not report).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl EngineCall {
@@ -220,6 +226,8 @@ impl EngineCall {
             edited_tree: false,
             unrequested_writes: Vec::new(),
             sandbox: None,
+            tool_calls: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

@@ -79,6 +79,7 @@ pub use model::{
     DEFAULT_MAX_FILES, DEFAULT_MAX_LOC, FileAction, FileChange, FileReport, HunkReport, Level,
     Mode, PatchError, PatchOutcome, PatchPolicy, PatchReport,
 };
+pub(crate) use paths::PathRules;
 pub use paths::{FileSource, MemoryFiles, RepoDir};
 pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};
 pub(crate) use text::middle_bounds;

@@ -31,6 +31,7 @@ mod patch;
 mod patch_fixtures;
 mod pipeline;
 mod publish;
+mod real_agents;
 mod runner;
 mod suites;
 mod trigger;
