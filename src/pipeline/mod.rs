@@ -16,6 +16,7 @@ mod answer;
 mod artifacts;
 mod budget;
 mod call;
+mod canary;
 mod checkpoint;
 mod checks;
 mod commands;
