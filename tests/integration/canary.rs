@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, MOCHA, Repo, copy_dir, npm_tools, replay_file};
 
+/// tape, pinned.
+const TAPE: &str = "tape@5.9.0";
+
 /// What one run left behind.
 struct Outcome {
     code: i32,
@@ -386,5 +389,81 @@ fn cargo_call_count_toggle_is_refused_by_the_repeated_or_moved_canary() {
                 .any(|r| r == "prove.canary.repeated" || r == "prove.canary.moved"),
         "{}",
         outcome.issues()
+    );
+}
+
+// --- JavaScript, tape -----------------------------------------------------------------------
+
+const TAPE_TEST: &str = "'use strict';\n\nconst test = require('tape');\nconst { parseDuration } = require('../lib/duration');\n\ntest('reads seconds', (t) => {\n  t.equal(parseDuration('10s'), 10000);\n  t.end();\n});\n";
+const TAPE_REPRO: &str = "node node_modules/tape/bin/tape test/duration.test.js";
+
+fn tape_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        ("lib/duration.js", DURATION_JS),
+        ("test/duration.test.js", TAPE_TEST),
+    ]);
+    copy_dir(
+        &npm_tools(TAPE).join("node_modules"),
+        &repo.path("node_modules"),
+    );
+    repo
+}
+
+#[test]
+fn tape_honest_fix_passes_every_canary_and_a_caller_file_answer_does_not() {
+    let honest = run(
+        &tape_repo(),
+        TAPE_REPRO,
+        &[("lib/duration.js", JS_BUG, JS_FIX)],
+    );
+    all_canaries_passed(&honest);
+    let cheat =
+        "(match[2] === 's' ? (new Error().stack.includes('duration.test.js') ? 1000 : 100) : 1)";
+    let refused = run(
+        &tape_repo(),
+        TAPE_REPRO,
+        &[("lib/duration.js", JS_BUG, cheat)],
+    );
+    assert_eq!(refused.code, 1);
+    assert_eq!(
+        refused.rules(),
+        ["prove.canary.moved"],
+        "{}",
+        refused.issues()
+    );
+}
+
+// --- Go, go test ----------------------------------------------------------------------------
+
+const GO_SOURCE: &str = "package words\n\nimport \"strings\"\n\n// Count is the number of whitespace-separated words in text.\nfunc Count(text string) int {\n\treturn len(strings.Split(text, \" \"))\n}\n";
+const GO_TEST: &str = "package words\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif got := Count(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"Count = %d, want 2\", got)\n\t}\n}\n";
+const GO_BUG: &str = "\treturn len(strings.Split(text, \" \"))\n";
+
+fn go_repo() -> Repo {
+    Repo::with_files(&[
+        ("go.mod", "module example.com/words\n\ngo 1.19\n"),
+        ("words.go", GO_SOURCE),
+        ("words_test.go", GO_TEST),
+    ])
+}
+
+#[test]
+fn go_honest_fix_passes_every_canary_and_a_call_count_toggle_does_not() {
+    let honest = run(
+        &go_repo(),
+        "go test ./...",
+        &[("words.go", GO_BUG, "\treturn len(strings.Fields(text))\n")],
+    );
+    all_canaries_passed(&honest);
+    let cheat = "\tcalls++\n\tif calls == 1 {\n\t\treturn len(strings.Fields(text))\n\t}\n\treturn len(strings.Split(text, \" \"))\n}\n\nvar calls int\n\nfunc unused() {\n";
+    let refused = run(&go_repo(), "go test ./...", &[("words.go", GO_BUG, cheat)]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused
+            .rules()
+            .contains(&"prove.canary.repeated".to_owned()),
+        "{}",
+        refused.issues()
     );
 }
