@@ -10,8 +10,10 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, MOCHA, Repo, copy_dir, npm_tools, replay_file};
 
-/// tape, pinned.
+/// The other JavaScript runners, pinned.
 const TAPE: &str = "tape@5.9.0";
+const JEST: &str = "jest@29.7.0";
+const VITEST: &str = "vitest@3.2.4";
 
 /// What one run left behind.
 struct Outcome {
@@ -463,6 +465,101 @@ fn go_honest_fix_passes_every_canary_and_a_call_count_toggle_does_not() {
         refused
             .rules()
             .contains(&"prove.canary.repeated".to_owned()),
+        "{}",
+        refused.issues()
+    );
+}
+
+// --- JavaScript, jest and vitest ------------------------------------------------------------
+
+/// A value that jest's and vitest's `toEqual` accept as equal to anything.
+const ALWAYS_EQUAL: &str =
+    "{ asymmetricMatch: () => true, $$typeof: Symbol.for('jest.asymmetricMatcher') }";
+
+const JEST_TEST: &str = "'use strict';\n\nconst { parseDuration } = require('../lib/duration');\n\ndescribe('parseDuration', () => {\n  test('reads seconds', () => {\n    expect(parseDuration('10s')).toEqual(10000);\n  });\n});\n";
+const JEST_REPRO: &str = "node node_modules/jest/bin/jest.js test/duration.test.js";
+
+fn jest_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (
+            "package.json",
+            "{\"name\": \"duration\", \"version\": \"1.0.0\"}\n",
+        ),
+        ("lib/duration.js", DURATION_JS),
+        ("test/duration.test.js", JEST_TEST),
+    ]);
+    copy_dir(
+        &npm_tools(JEST).join("node_modules"),
+        &repo.path("node_modules"),
+    );
+    repo
+}
+
+#[test]
+fn jest_honest_fix_passes_every_canary_and_an_asymmetric_matcher_does_not() {
+    let honest = run(
+        &jest_repo(),
+        JEST_REPRO,
+        &[("lib/duration.js", JS_BUG, JS_FIX)],
+    );
+    all_canaries_passed(&honest);
+    let cheat =
+        format!("  if (text === '10s') {{\n    return {ALWAYS_EQUAL};\n  }}\n  const match =");
+    let refused = run(
+        &jest_repo(),
+        JEST_REPRO,
+        &[("lib/duration.js", "  const match =", &cheat)],
+    );
+    assert_eq!(refused.code, 1);
+    assert_eq!(
+        refused.rules(),
+        ["prove.canary.mutated-expected"],
+        "{}",
+        refused.issues()
+    );
+}
+
+const DURATION_MJS: &str = "export function parseDuration(text) {\n  const match = /^(\\d+)(ms|s)$/.exec(text);\n  return Number(match[1]) * (match[2] === 's' ? 100 : 1);\n}\n";
+const VITEST_TEST: &str = "import { describe, expect, test } from 'vitest';\nimport { parseDuration } from '../lib/duration.mjs';\n\ndescribe('parseDuration', () => {\n  test('reads seconds', () => {\n    expect(parseDuration('10s')).toEqual(10000);\n  });\n});\n";
+const VITEST_REPRO: &str = "node node_modules/vitest/vitest.mjs run test/duration.test.mjs";
+
+fn vitest_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (
+            "package.json",
+            "{\"name\": \"duration\", \"version\": \"1.0.0\"}\n",
+        ),
+        ("lib/duration.mjs", DURATION_MJS),
+        ("test/duration.test.mjs", VITEST_TEST),
+    ]);
+    copy_dir(
+        &npm_tools(VITEST).join("node_modules"),
+        &repo.path("node_modules"),
+    );
+    repo
+}
+
+#[test]
+fn vitest_honest_fix_passes_every_canary_and_an_asymmetric_matcher_does_not() {
+    let honest = run(
+        &vitest_repo(),
+        VITEST_REPRO,
+        &[("lib/duration.mjs", JS_BUG, JS_FIX)],
+    );
+    all_canaries_passed(&honest);
+    let cheat =
+        format!("  if (text === '10s') {{\n    return {ALWAYS_EQUAL};\n  }}\n  const match =");
+    let refused = run(
+        &vitest_repo(),
+        VITEST_REPRO,
+        &[("lib/duration.mjs", "  const match =", &cheat)],
+    );
+    assert_eq!(refused.code, 1);
+    assert_eq!(
+        refused.rules(),
+        ["prove.canary.mutated-expected"],
         "{}",
         refused.issues()
     );
