@@ -137,7 +137,7 @@ fn expected_literal<'t>(function: Node<'t>, text: &str) -> Option<Node<'t>> {
         let operands: Vec<Node<'t>> = match node.kind() {
             "binary_expression" => {
                 let operator = node.child_by_field_name("operator");
-                if operator.map(|o| text_of(o, text)) != Some("!=") {
+                if operator.map(|o| text_of(o, text)) != Some("!=") || !fails_the_test(node, text) {
                     continue;
                 }
                 [
@@ -177,6 +177,21 @@ fn expected_literal<'t>(function: Node<'t>, text: &str) -> Option<Node<'t>> {
     None
 }
 
+/// Whether `condition` is the condition of an `if` whose block fails the test (`t.Errorf`,
+/// `t.Fatal`): then it is a check, not control flow.
+fn fails_the_test(condition: Node<'_>, text: &str) -> bool {
+    let Some(statement) = condition.parent().filter(|p| p.kind() == "if_statement") else {
+        return false;
+    };
+    let is_condition = statement
+        .child_by_field_name("condition")
+        .is_some_and(|c| c.id() == condition.id());
+    let block = statement
+        .child_by_field_name("consequence")
+        .map_or("", |b| text_of(b, text));
+    is_condition && (block.contains(".Error") || block.contains(".Fatal"))
+}
+
 fn is_literal(node: &Node<'_>) -> bool {
     matches!(
         node.kind(),
@@ -198,6 +213,20 @@ mod tests {
     }
 
     const FILE: &str = "package words\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestCount(t *testing.T) {\n\tif got := Count(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestTrim(t *testing.T) {\n\t_ = strings.TrimSpace(\"\")\n}\n";
+
+    #[test]
+    fn a_comparison_that_is_control_flow_is_not_mutated() {
+        let text = "package w\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tfor i := 0; i != 3; i++ {\n\t}\n\tif n := 2; n != 0 {\n\t\treturn\n\t}\n}\n";
+        let target = Target {
+            file: "w_test.go".into(),
+            path: vec!["TestA".into()],
+        };
+        let built = build(&target, text, &names()).unwrap();
+        assert_eq!(
+            built.no_mutation.as_deref(),
+            Some("the test asserts no equality with a literal")
+        );
+    }
 
     #[test]
     fn go_canaries_follow_the_target_and_the_moved_file_imports_only_what_it_names() {

@@ -252,6 +252,13 @@ fn expected_literal<'t>(body: Node<'t>, text: &str) -> Option<Node<'t>> {
         if callee.kind() != "member_expression" || !EQUALITY.contains(&text_of(property, text)) {
             continue;
         }
+        // `expect(x).not.toEqual(3)` passes for more values once 3 changes: not a check.
+        let chain = callee
+            .child_by_field_name("object")
+            .map_or("", |o| text_of(o, text));
+        if chain.ends_with(".not") || chain.contains(".not.") {
+            continue;
+        }
         let Some(arguments) = node.child_by_field_name("arguments") else {
             continue;
         };
@@ -341,6 +348,18 @@ mod tests {
                     .contains("test('kf', () => {\n    expect(1).toBe(2);\n  });")
             );
         }
+    }
+
+    #[test]
+    fn a_negated_matcher_is_not_mutated() {
+        let text =
+            "test('x', () => {\n  expect(f()).not.toEqual(3);\n  expect(f()).toBe(4);\n});\n";
+        let built = build(Runner::Jest, &target("a.test.js", "x"), text, &names()).unwrap();
+        assert!(
+            built
+                .with_canaries
+                .contains("expect(f()).not.toEqual(3);\n  expect(f()).toBe((4 + 1));")
+        );
     }
 
     #[test]
