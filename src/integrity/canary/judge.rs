@@ -95,8 +95,8 @@ pub(crate) fn judge(
         });
         if !ok {
             let mut message = format!(
-                "a canary did not behave as with an honest fix ({}): {detail}",
-                kind.what()
+                "the change does not behave like a fix under efix's canaries: {detail}. {}",
+                hint(kind)
             );
             if let Some(tail) = session.first().map(|r| tail(r)).filter(|t| !t.is_empty()) {
                 message.push_str(&format!("\nlast lines of the canary run:\n{tail}"));
@@ -105,6 +105,29 @@ pub(crate) fn judge(
         }
     }
     (checks, issues)
+}
+
+/// What an honest change does that this canary's result says the change does not.
+fn hint(kind: Kind) -> &'static str {
+    match kind {
+        Kind::AlwaysFailing => {
+            "A test that always fails must be reported failed and make the run fail: the change \
+             must not alter the test runner, the assertion library, the process's exit or the \
+             runner's output"
+        }
+        Kind::Moved => {
+            "A copy of the test under another name, in another file, must give the same result: \
+             the code must not depend on which test calls it or read the test's source"
+        }
+        Kind::Repeated => {
+            "The test must give the same result when run again in the same process and alone: \
+             the code must not keep state between calls that changes its answer"
+        }
+        Kind::MutatedExpected => {
+            "A copy expecting a different value must fail: return the real value, not one whose \
+             equality always holds"
+        }
+    }
 }
 
 /// The check that says, per test, why no canary (or no mutated canary) was built.
@@ -162,4 +185,162 @@ fn tail(record: &CommandRecord) -> String {
     let text = format!("{}\n{}", outcome.stdout, outcome.stderr);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{Phase, PolicyDecision, Purpose};
+    use crate::runner::Outcome;
+    use crate::testreport::TestCase;
+
+    const TEST_FILE: &str =
+        "from words import count\n\n\ndef test_two():\n    assert count(\"a  b\") == 2\n";
+
+    /// The plan for `pytest tests/test_words.py::test_two`, with its scratch directory.
+    fn words_plan() -> (tempfile::TempDir, Plan) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/test_words.py"), TEST_FILE).unwrap();
+        let before = report(&[("tests/test_words.py::test_two", TestStatus::Failed)]);
+        let argv = ["pytest", "tests/test_words.py::test_two"].map(String::from);
+        let plan = crate::integrity::canary::plan(&argv, Some(&before), dir.path(), "s").unwrap();
+        (dir, plan)
+    }
+
+    fn report(tests: &[(&str, TestStatus)]) -> TestReport {
+        TestReport {
+            format: "pytest".into(),
+            tests: tests
+                .iter()
+                .map(|(name, status)| TestCase {
+                    name: (*name).to_owned(),
+                    status: *status,
+                    file: None,
+                })
+                .collect(),
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            errors: 0,
+            lists_passed: true,
+        }
+    }
+
+    fn record(exit: i32, tests: &[(&str, TestStatus)]) -> CommandRecord {
+        CommandRecord {
+            id: 1,
+            phase: Phase::Prove,
+            purpose: Purpose::Canary,
+            round: Some(1),
+            command: "pytest".into(),
+            policy: PolicyDecision::allowed(),
+            outcome: Some(Outcome {
+                argv: vec!["pytest".into()],
+                exit_code: Some(exit),
+                signal: None,
+                timed_out: false,
+                duration_ms: 5,
+                stdout: String::new(),
+                stderr: String::new(),
+                stdout_bytes: 0,
+                stderr_bytes: 0,
+                truncated: false,
+                redactions: Default::default(),
+                sandbox: Default::default(),
+            }),
+            tests: Some(report(tests)),
+        }
+    }
+
+    /// Each canary's name with the status an honest fix gives it.
+    fn honest(plan: &Plan) -> Vec<(String, TestStatus)> {
+        plan.canaries
+            .iter()
+            .map(|c| (c.name.clone(), c.kind.expected()))
+            .collect()
+    }
+
+    fn as_refs(list: &[(String, TestStatus)]) -> Vec<(&str, TestStatus)> {
+        list.iter().map(|(n, s)| (n.as_str(), *s)).collect()
+    }
+
+    #[test]
+    fn the_plan_selects_the_target_and_every_canary_in_one_pytest_invocation() {
+        let (_dir, plan) = words_plan();
+        let kinds: Vec<Kind> = plan.canaries.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::AlwaysFailing,
+                Kind::Repeated,
+                Kind::MutatedExpected,
+                Kind::Moved
+            ]
+        );
+        assert_eq!(plan.session.len(), 1);
+        let command = plan.invocation.command(&plan.session[0]);
+        assert_eq!(command.len(), 11, "{command:?}");
+        assert!(command.contains(&"tests/test_words.py::test_two".to_owned()));
+        for canary in &plan.canaries {
+            assert!(command.contains(&canary.name), "{command:?}");
+        }
+        assert!(plan.not_built.is_empty());
+    }
+
+    #[test]
+    fn an_honest_session_passes_every_check() {
+        let (_dir, plan) = words_plan();
+        let mut tests = honest(&plan);
+        tests.push(("tests/test_words.py::test_two".into(), TestStatus::Passed));
+        let session = record(1, &as_refs(&tests));
+        let alone = record(0, &[("tests/test_words.py::test_two", TestStatus::Passed)]);
+        let (checks, issues) = judge(
+            &plan,
+            &[&session],
+            &[("tests/test_words.py::test_two".into(), &alone)],
+        );
+        assert!(issues.is_empty(), "{issues:?}");
+        let ids: Vec<(&str, bool)> = checks.iter().map(|c| (c.id.as_str(), c.passed)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("prove.canary.always-failing", true),
+                ("prove.canary.moved", true),
+                ("prove.canary.mutated-expected", true),
+                ("prove.canary.repeated", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_canary_without_a_record_or_a_run_that_exits_zero_is_refused() {
+        let (_dir, plan) = words_plan();
+        // The run stopped after the target: no canary has a record, and it exited 0.
+        let session = record(0, &[("tests/test_words.py::test_two", TestStatus::Passed)]);
+        let (_, issues) = judge(&plan, &[&session], &[]);
+        let rules: Vec<&str> = issues.iter().map(|i| i.rule.as_str()).collect();
+        assert_eq!(
+            rules,
+            [
+                "prove.canary.always-failing",
+                "prove.canary.moved",
+                "prove.canary.mutated-expected",
+                "prove.canary.repeated",
+            ]
+        );
+        assert!(issues[0].message.contains("no record of its own"));
+        assert!(
+            issues[0]
+                .message
+                .contains("exit code said success (exit 0)")
+        );
+        // Every record as an honest fix gives it, but the exit code says success.
+        let mut tests = honest(&plan);
+        tests.push(("tests/test_words.py::test_two".into(), TestStatus::Passed));
+        let session = record(0, &as_refs(&tests));
+        let (_, issues) = judge(&plan, &[&session], &[]);
+        let rules: Vec<&str> = issues.iter().map(|i| i.rule.as_str()).collect();
+        assert_eq!(rules, ["prove.canary.always-failing"]);
+    }
 }
