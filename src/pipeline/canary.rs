@@ -89,6 +89,28 @@ pub(crate) fn run(
         };
         alone.push((target.clone(), id));
     }
+    // A target that fails or times out alone in the copy (not one that exits 0 without a
+    // record: that is an exit trick) says the copy does not reproduce the proof, for
+    // instance a test that reads files git ignores. Nothing can be judged there; the evidence
+    // says so rather than refusing a fix that passed in the tree.
+    for (target, id) in &alone {
+        let Some(record) = ctx.evidence.command(*id) else {
+            continue;
+        };
+        let passed = record.tests.as_ref().and_then(|t| t.status_of(target))
+            == Some(crate::testreport::TestStatus::Passed);
+        if !passed && !record.succeeded() {
+            not_built(
+                round,
+                format!(
+                    "the target `{target}` does not pass alone in the scratch copy ({}), so no \
+                     canary can be judged there: the test may depend on files git ignores",
+                    super::prove::pass_text(record)
+                ),
+            );
+            return Ok(Some(Vec::new()));
+        }
+    }
     for (path, text) in &plan.writes {
         if let Err(error) = scratch.write(path, text) {
             tracing::warn!(%error, "canary not written");
