@@ -8,3 +8,6 @@
 //! [`Issue`](crate::policy::Issue) with its own rule id), never an error.
 
 pub mod canary;
+pub mod channel;
+pub mod completeness;
+pub(crate) mod proof;

@@ -15,6 +15,7 @@ mod acp;
 mod action;
 mod adversarial;
 mod canary;
+mod channels;
 mod cheats;
 mod cli;
 mod demo;

@@ -250,6 +250,7 @@ mod tests {
                 sandbox: Default::default(),
             }),
             tests: Some(report(tests)),
+            channel: None,
         }
     }
 
