@@ -306,6 +306,9 @@ pub enum Purpose {
     FixedReproduction,
     /// A required suite with the whole change applied.
     FixedSuite,
+    /// The reproduction's failing tests with canaries beside them, in a scratch copy of the
+    /// repository with the whole change applied (`prove.canary.*`).
+    Canary,
 }
 
 /// The policy decision on a command.

@@ -13,6 +13,7 @@
 //! baseline recorded, and `proof` turns both into the proof's checks. Each check is data (an
 //! [`Issue`](crate::policy::Issue) with its own rule id), never an error.
 
+pub mod canary;
 pub mod channel;
 pub mod completeness;
 pub(crate) mod discovery;

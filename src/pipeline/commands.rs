@@ -55,6 +55,21 @@ impl Ctx<'_> {
         round: Option<u32>,
         limit: Option<Duration>,
     ) -> Result<Option<usize>, PipelineError> {
+        let root = self.root.clone();
+        self.run_command_at(&root, command, phase, purpose, round, limit)
+    }
+
+    /// [`Ctx::run_command_within`] in another directory than the repository (a scratch copy:
+    /// it is the directory the command may write).
+    pub(crate) fn run_command_at(
+        &mut self,
+        cwd: &std::path::Path,
+        command: &str,
+        phase: Phase,
+        purpose: Purpose,
+        round: Option<u32>,
+        limit: Option<Duration>,
+    ) -> Result<Option<usize>, PipelineError> {
         if self.stop_reason().is_some() {
             return Ok(None);
         }
@@ -81,7 +96,7 @@ impl Ctx<'_> {
                 self.commands_since_restore = true;
                 let spec = CommandSpec {
                     argv,
-                    cwd: self.root.clone(),
+                    cwd: cwd.to_path_buf(),
                     timeout,
                     access,
                 };

@@ -17,6 +17,7 @@ mod artifacts;
 mod baseline;
 mod budget;
 mod call;
+mod canary;
 mod checkpoint;
 mod checks;
 mod commands;

@@ -57,7 +57,16 @@ pub(crate) fn run(
     }
     let reproduction = ids[0];
     let suites = ids[1..].to_vec();
-    let (table, issues) = judge(ctx, reproduction, &suites, round);
+    let (table, mut issues) = judge(ctx, reproduction, &suites, round);
+    // Canaries only for a change that passed: they tell a cheat from a fix, not a failure.
+    if issues.is_empty() {
+        let Some(canary_issues) = super::canary::run(ctx, number, changes, round)? else {
+            ctx.restore()?;
+            round.verdict = RoundVerdict::Stopped;
+            return Ok(None);
+        };
+        issues.extend(canary_issues);
+    }
     round.prove = Some(Prove {
         reproduction,
         suites: suites.clone(),

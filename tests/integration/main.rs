@@ -14,6 +14,7 @@ mod openai_server;
 mod acp;
 mod action;
 mod adversarial;
+mod canary;
 mod channels;
 mod cheats;
 mod cheats_static;

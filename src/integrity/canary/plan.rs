@@ -1,0 +1,449 @@
+//! The canary plan of one proof: which failing tests of the reproduction get canaries, where
+//! their sources are, the files written into the scratch copy and the commands that run
+//! them. Tests for which no canary can be built are listed with the reason.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::runner::{Invocation, Runner, Selection};
+use super::source::{self, Built, Names, Target};
+use crate::testreport::{TestCase, TestReport, TestStatus};
+
+/// At most this many failing tests of the reproduction get canaries; all of them share the
+/// same commands, so more would cost files, not runs.
+pub(crate) const MAX_TARGETS: usize = 5;
+
+/// Which canary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    AlwaysFailing,
+    Moved,
+    Repeated,
+    MutatedExpected,
+}
+
+impl Kind {
+    /// The rule id of a refusal.
+    pub(crate) fn rule(self) -> &'static str {
+        match self {
+            Kind::AlwaysFailing => "prove.canary.always-failing",
+            Kind::Moved => "prove.canary.moved",
+            Kind::Repeated => "prove.canary.repeated",
+            Kind::MutatedExpected => "prove.canary.mutated-expected",
+        }
+    }
+
+    /// The verdict an honest fix gives this canary.
+    pub(crate) fn expected(self) -> TestStatus {
+        match self {
+            Kind::AlwaysFailing | Kind::MutatedExpected => TestStatus::Failed,
+            Kind::Moved | Kind::Repeated => TestStatus::Passed,
+        }
+    }
+
+    /// What the canary is, in words.
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            Kind::AlwaysFailing => "a test that always fails, beside the target",
+            Kind::Moved => "the target copied under a new name into a new file, lines moved",
+            Kind::Repeated => "the target run again in the same process",
+            Kind::MutatedExpected => "the target with its expected literal changed",
+        }
+    }
+}
+
+/// One canary to look for in a session's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Canary {
+    pub kind: Kind,
+    /// The target test's name in the reproduction's report.
+    pub target: String,
+    /// The canary's own test name (unique in the session's report).
+    pub name: String,
+    /// The file that holds it, relative to the repository root.
+    pub file: String,
+}
+
+/// Everything one proof's canaries need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub invocation: Invocation,
+    /// Files written into the scratch copy for the session: path and text.
+    pub writes: Vec<(String, String)>,
+    /// The session's commands: one, or two for a tape file run as a script (the moved file
+    /// cannot share its invocation).
+    pub session: Vec<Selection>,
+    /// One command per target that runs it alone, with the original test files.
+    pub alone: Vec<(String, Selection)>,
+    /// The target tests, by their report name.
+    pub targets: Vec<String>,
+    pub canaries: Vec<Canary>,
+    /// Tests with no canary and why: `(test, reason)`.
+    pub not_built: Vec<(String, String)>,
+}
+
+/// Build the plan for the reproduction `argv` whose run before the fix gave `before`, with
+/// sources read from the scratch copy at `scratch`. `seed` (a digest of the change) makes the
+/// canaries' names. `Err` says why no canary can be built for the whole run.
+pub(crate) fn plan(
+    argv: &[String],
+    before: Option<&TestReport>,
+    scratch: &Path,
+    seed: &str,
+) -> Result<Plan, String> {
+    let format = before.map(|r| r.format.as_str());
+    let invocation = super::runner::invocation(argv, format).ok_or_else(|| {
+        "the reproduction names no test runner efix can point at canary files".to_owned()
+    })?;
+    let runner = invocation.runner;
+    let failing: Vec<&TestCase> = before
+        .map(|r| {
+            r.tests
+                .iter()
+                .filter(|t| t.status == TestStatus::Failed)
+                .collect()
+        })
+        .unwrap_or_default();
+    if failing.is_empty() {
+        return Err("the reproduction's report names no failing test".to_owned());
+    }
+    let mut out = Plan {
+        invocation: invocation.clone(),
+        writes: Vec::new(),
+        session: Vec::new(),
+        alone: Vec::new(),
+        targets: Vec::new(),
+        canaries: Vec::new(),
+        not_built: Vec::new(),
+    };
+    let mut session = Selection::default();
+    let mut second = Selection::default();
+    let mut seen = std::collections::BTreeSet::new();
+    for case in failing {
+        let name = target_name(runner, &case.name);
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if out.targets.len() >= MAX_TARGETS {
+            out.not_built.push((
+                name,
+                format!("only the first {MAX_TARGETS} failing tests get canaries"),
+            ));
+            continue;
+        }
+        let names = names(runner, seed, &name);
+        match locate(runner, case, &name, scratch, &names) {
+            Err(reason) => out.not_built.push((name, reason)),
+            Ok((target, built)) => {
+                let moved = source::moved_path(runner, &target.file, &names);
+                let ids = Ids::of(runner, &target, &name, &names, &moved);
+                if let Some(reason) = &built.no_mutation {
+                    out.not_built.push((
+                        name.clone(),
+                        format!("no mutated-expected canary: {reason}"),
+                    ));
+                }
+                let mut canary = |kind: Kind, id: &str, file: &str| {
+                    out.canaries.push(Canary {
+                        kind,
+                        target: name.clone(),
+                        name: id.to_owned(),
+                        file: file.to_owned(),
+                    });
+                };
+                canary(Kind::AlwaysFailing, &ids.fail, &target.file);
+                canary(Kind::Repeated, &ids.repeat, &target.file);
+                if built.no_mutation.is_none() {
+                    canary(Kind::MutatedExpected, &ids.mutated, &target.file);
+                }
+                canary(Kind::Moved, &ids.moved, &moved);
+                session.ids.push(ids.target.clone());
+                session.ids.extend([ids.repeat.clone()]);
+                if built.no_mutation.is_none() {
+                    session.ids.push(ids.mutated.clone());
+                }
+                session.ids.push(ids.fail.clone());
+                let package = |file: &str| match runner {
+                    Runner::Go => file
+                        .rsplit_once('/')
+                        .map_or(String::new(), |(d, _)| d.to_owned()),
+                    _ => file.to_owned(),
+                };
+                push_new(&mut session.files, package(&target.file));
+                if invocation.runs_several_files() {
+                    session.ids.push(ids.moved.clone());
+                    push_new(&mut session.files, package(&moved));
+                } else {
+                    second.files.push(moved.clone());
+                }
+                let alone = Selection {
+                    ids: vec![ids.target.clone()],
+                    files: vec![package(&target.file)],
+                    name: matches!(runner, Runner::Jest | Runner::Vitest | Runner::Mocha)
+                        .then(|| spaced(&name)),
+                };
+                out.alone.push((name.clone(), alone));
+                out.writes.push((target.file.clone(), built.with_canaries));
+                out.writes.push((moved, built.moved));
+                out.targets.push(name);
+            }
+        }
+    }
+    if out.targets.is_empty() {
+        return Ok(out);
+    }
+    out.session.push(session);
+    if !second.files.is_empty() {
+        out.session.push(second);
+    }
+    Ok(out)
+}
+
+fn push_new(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The name a target goes by: a tape test by its title (its report names assertions
+/// `title #2`), a go subtest by its top-level test.
+fn target_name(runner: Runner, name: &str) -> String {
+    match runner {
+        Runner::Go => name.split('/').next().unwrap_or(name).to_owned(),
+        Runner::Tape | Runner::NodeTest => match name.rsplit_once(" #") {
+            Some((whole, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                whole.to_owned()
+            }
+            _ => name.to_owned(),
+        },
+        _ => name.to_owned(),
+    }
+}
+
+/// A JavaScript test's titles joined by spaces, as jest's `-t` and mocha's `--grep` read it.
+fn spaced(name: &str) -> String {
+    name.replace(" › ", " ").replace(" > ", " ")
+}
+
+/// The canaries' names for one target: a digest of the change and the target, written the
+/// way the runner collects tests (`test_` for Python, `Test` for Go).
+fn names(runner: Runner, seed: &str, target: &str) -> Names {
+    let make = |kind: &str| {
+        let digest = Sha256::digest(format!("{seed}\0{target}\0{kind}").as_bytes());
+        let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        match runner {
+            Runner::Pytest | Runner::Unittest => format!("test_k{hex}"),
+            Runner::Go => format!("TestK{hex}"),
+            _ => format!("k{hex}"),
+        }
+    };
+    Names {
+        fail: make("fail"),
+        repeat: make("repeat"),
+        mutated: make("mutated"),
+        moved: make("moved"),
+    }
+}
+
+/// The session ids of a target and its canaries.
+struct Ids {
+    target: String,
+    fail: String,
+    repeat: String,
+    mutated: String,
+    moved: String,
+}
+
+impl Ids {
+    fn of(runner: Runner, target: &Target, name: &str, names: &Names, moved: &str) -> Ids {
+        let containers = &target.path[..target.path.len().saturating_sub(1)];
+        match runner {
+            Runner::Pytest => {
+                let prefix: Vec<&str> = std::iter::once(target.file.as_str())
+                    .chain(containers.iter().map(String::as_str))
+                    .collect();
+                let at = |leaf: &str| format!("{}::{leaf}", prefix.join("::"));
+                let moved_id = if containers.is_empty() {
+                    format!("{moved}::{}", names.moved)
+                } else {
+                    format!("{moved}::{}::{}", source::moved_class(names), names.moved)
+                };
+                Ids {
+                    target: name.to_owned(),
+                    fail: at(&names.fail),
+                    repeat: at(&names.repeat),
+                    mutated: at(&names.mutated),
+                    moved: moved_id,
+                }
+            }
+            Runner::Unittest => {
+                let module = |file: &str| file.trim_end_matches(".py").replace('/', ".");
+                let prefix: Vec<String> = std::iter::once(module(&target.file))
+                    .chain(containers.iter().cloned())
+                    .collect();
+                let at = |leaf: &str| format!("{}.{leaf}", prefix.join("."));
+                let moved_id = if containers.is_empty() {
+                    format!("{}.{}", module(moved), names.moved)
+                } else {
+                    format!(
+                        "{}.{}.{}",
+                        module(moved),
+                        source::moved_class(names),
+                        names.moved
+                    )
+                };
+                Ids {
+                    target: name.to_owned(),
+                    fail: at(&names.fail),
+                    repeat: at(&names.repeat),
+                    mutated: at(&names.mutated),
+                    moved: moved_id,
+                }
+            }
+            Runner::Cargo => {
+                let at = |leaf: &str| {
+                    containers
+                        .iter()
+                        .map(String::as_str)
+                        .chain([leaf])
+                        .collect::<Vec<_>>()
+                        .join("::")
+                };
+                Ids {
+                    target: name.to_owned(),
+                    fail: at(&names.fail),
+                    repeat: at(&names.repeat),
+                    mutated: at(&names.mutated),
+                    moved: at(&format!("{0}::{0}", names.moved)),
+                }
+            }
+            _ => Ids {
+                target: name.to_owned(),
+                fail: names.fail.clone(),
+                repeat: names.repeat.clone(),
+                mutated: names.mutated.clone(),
+                moved: names.moved.clone(),
+            },
+        }
+    }
+}
+
+/// Find the target's source file and build its canaries there: the file the report names
+/// when it names one, else the one file of the runner's language that holds the test.
+fn locate(
+    runner: Runner,
+    case: &TestCase,
+    name: &str,
+    scratch: &Path,
+    names: &Names,
+) -> Result<(Target, Built), String> {
+    let candidates: Vec<(String, Vec<String>)> = match runner {
+        Runner::Pytest => {
+            let mut parts = name.split("::").map(str::to_owned);
+            let file = parts.next().unwrap_or_default();
+            vec![(file, parts.collect())]
+        }
+        Runner::Unittest => {
+            let parts: Vec<&str> = name.split('.').collect();
+            (1..parts.len())
+                .rev()
+                .map(|k| {
+                    (
+                        format!("{}.py", parts[..k].join("/")),
+                        parts[k..].iter().map(|s| (*s).to_owned()).collect(),
+                    )
+                })
+                .filter(|(file, _)| scratch.join(file).is_file())
+                .take(1)
+                .collect()
+        }
+        Runner::Cargo => {
+            let path: Vec<String> = name.split("::").map(str::to_owned).collect();
+            let leaf = path.last().cloned().unwrap_or_default();
+            files_with(scratch, &["rs"], &format!("fn {leaf}"))
+                .into_iter()
+                .map(|f| (f, path.clone()))
+                .collect()
+        }
+        Runner::Go => files_with(scratch, &["go"], &format!("func {name}("))
+            .into_iter()
+            .filter(|f| f.ends_with("_test.go"))
+            .map(|f| (f, vec![name.to_owned()]))
+            .collect(),
+        _ => {
+            let named = case
+                .file
+                .as_ref()
+                .filter(|f| scratch.join(f).is_file())
+                .map(|f| vec![f.clone()]);
+            let leaf = spaced(name);
+            let leaf = leaf.rsplit(' ').next().unwrap_or(&leaf).to_owned();
+            named
+                .unwrap_or_else(|| {
+                    files_with(
+                        scratch,
+                        &["js", "mjs", "cjs", "ts", "mts", "cts", "jsx", "tsx"],
+                        &leaf,
+                    )
+                })
+                .into_iter()
+                .map(|f| (f, vec![name.to_owned()]))
+                .collect()
+        }
+    };
+    let mut built = Vec::new();
+    let mut reasons = Vec::new();
+    for (file, path) in candidates {
+        let Ok(text) = std::fs::read_to_string(scratch.join(&file)) else {
+            continue;
+        };
+        let target = Target { file, path };
+        let moved = scratch.join(source::moved_path(runner, &target.file, names));
+        match source::build(runner, &target, &text, names, &moved.to_string_lossy()) {
+            Ok(b) => built.push((target, b)),
+            Err(reason) => reasons.push(reason),
+        }
+    }
+    match built.len() {
+        1 => built
+            .pop()
+            .ok_or_else(|| "its source file was not found".to_owned()),
+        0 => Err(reasons
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| "its source file was not found".to_owned())),
+        _ => Err("it is defined in several files".to_owned()),
+    }
+}
+
+/// Files under `root` (not following links, so linked dependencies are not searched) with
+/// one of `extensions` whose text contains `needle`, relative to `root`, sorted.
+fn files_with(root: &Path, extensions: &[&str], needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|e| extensions.iter().any(|x| e == *x))
+                && std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle))
+                && let Ok(rel) = path.strip_prefix(root)
+            {
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
