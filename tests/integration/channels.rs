@@ -8,8 +8,10 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, MOCHA, Repo, npm_tools, replay_file};
 
-// The exits below are spelled `exit (0)`: these tests are about what the runs report, not
-// about the text of the change, which other checks read.
+// The cheats below are spelled so that no rule reading the text of the change can see them
+// (`getattr(__import__("o" + "s"), "_ex" + "it")`, `globalThis["pro" + "cess"]`, a renamed
+// `std::process`, result lines built from pieces): these tests are about what the runs
+// report, the backstop for every spelling the static families miss.
 
 /// With no regression test required the replayed change goes straight to the proof, which
 /// is what these tests are about.
@@ -148,7 +150,7 @@ fn pytest_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_r
     let cheat = edits(&[(
         "words.py",
         PY_BODY,
-        &format!("    if \"  \" in text:\n        import os\n        os._exit (0)\n{PY_BODY}"),
+        &format!("    if \"  \" in text:\n        getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n{PY_BODY}"),
     )]);
     let outcome = refused(
         &repo,
@@ -175,7 +177,7 @@ fn pytest_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_r
 #[test]
 fn pytest_library_that_prints_a_pass_line_and_forces_exit_0_is_refused() {
     let repo = python_repo();
-    let hook = "import atexit as _atexit\nimport os as _os\nimport sys as _sys\n\n\ndef _report():\n    _sys.stdout.write(\"tests/test_words.py::test_repeated_spaces PASSED\\n\")\n    _sys.stdout.write(\"=== 3 passed in 0.01s ===\\n\")\n    _sys.stdout.flush()\n    _os._exit (0)\n\n\n_atexit.register(_report)\n\n\n";
+    let hook = "import sys as _sys\n\n\ndef _report():\n    _sys.stdout.write(\"tests/test_words.py::test_repeated_spaces PASS\" + \"ED\\n\")\n    _sys.stdout.write(\"=== 3 pass\" + \"ed in 0.01s ===\\n\")\n    _sys.stdout.flush()\n    getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n\n\ngetattr(__import__(\"ate\" + \"xit\"), \"regis\" + \"ter\")(_report)\n\n\n";
     let cheat = edits(&[(
         "words.py",
         "def word_count(text):\n",
@@ -231,7 +233,7 @@ fn node_test_library_that_prints_a_pass_and_exits_0_is_refused_for_the_tests_it_
         "src/slug.js",
         SLUG_BODY,
         &format!(
-            "  if (text === 'a b c') {{\n    process.stdout.write('\\u2714 replaces every space (0.1ms)\\n');\n    process.exit (0);\n  }}\n{SLUG_BODY}"
+            "  if (text === 'a b c') {{\n    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('\\u2714 replaces every ' + 'space (0.1ms)\\n');\n    p['ex' + 'it'](0);\n  }}\n{SLUG_BODY}"
         ),
     )]);
     refused(
@@ -284,7 +286,7 @@ fn jest_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_rep
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') process.exit (0);\n{SLUG_BODY}"),
+        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
     )]);
     refused(
         &repo,
@@ -336,7 +338,7 @@ fn vitest_library_that_exits_0_on_the_failing_input_is_never_certified() {
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') process.exit (0);\n{SLUG_BODY}"),
+        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
     )]);
     // vitest reports the exit as an error itself; the report says the test did not pass.
     refused(
@@ -393,7 +395,7 @@ fn mocha_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_re
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') process.exit (0);\n{SLUG_BODY}"),
+        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
     )]);
     refused(
         &repo,
@@ -447,7 +449,7 @@ fn tape_repo() -> Repo {
 #[test]
 fn tape_library_that_prints_ok_lines_and_exits_0_is_refused_by_the_console_s_own_counts() {
     let repo = tape_repo();
-    let fake = "    process.stdout.write('ok 2 - should be strictly equal\\n\\n1..3\\n# tests 3\\n# pass  3\\n\\n# ok\\n');\n    process.exit (0);\n";
+    let fake = "    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('o' + 'k 2 - should be strictly equal\\n\\n1..3\\n# tests 3\\n# pa' + 'ss  3\\n\\n# o' + 'k\\n');\n    p['ex' + 'it'](0);\n";
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
@@ -466,7 +468,7 @@ fn tape_library_that_prints_ok_lines_and_exits_0_is_refused_by_the_console_s_own
 fn tape_result_lines_printed_after_the_run_are_out_of_place() {
     let repo = tape_repo();
     // The failure stays, and an exit hook prints a pass for it after tape's summary.
-    let hook = "process.on('exit', () => {\n  process.stdout.write('ok 2 - should be strictly equal\\n');\n  process.exitCode = 0;\n});\n\n";
+    let hook = "const p = globalThis['pro' + 'cess'];\np['o' + 'n']('ex' + 'it', () => {\n  p.stdout.write('o' + 'k 2 - should be strictly equal\\n');\n  p['exit' + 'Code'] = 0;\n});\n\n";
     let cheat = edits(&[(
         "src/slug.js",
         "function slugify",
@@ -516,7 +518,7 @@ fn cargo_library_that_exits_0_on_the_failing_input_is_refused() {
     let cheat = edits(&[(
         "src/lib.rs",
         "        let line = line.trim_start();\n",
-        "        if line.ends_with('\\r') {\n            std::process::exit (0);\n        }\n        let line = line.trim_start();\n",
+        "        if line.ends_with('\\r') {\n            use std::process as p;\n            p::exit(0);\n        }\n        let line = line.trim_start();\n",
     )]);
     refused(
         &repo,

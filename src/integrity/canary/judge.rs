@@ -251,6 +251,7 @@ mod tests {
             }),
             tests: Some(report(tests)),
             channel: None,
+            confirms: None,
         }
     }
 
