@@ -28,6 +28,7 @@ pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
 pub use detect::parse;
 pub use junit::parse_junit_xml;
+pub(crate) use junit::unescape as xml_unescape;
 pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};
 
