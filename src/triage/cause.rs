@@ -255,8 +255,14 @@ fn go_message(text: &str) -> Option<String> {
         .map(|m| m.as_str().to_owned())
 }
 
-/// The lines before the first stack frame (`Expected:`/`Received:` included).
+/// The lines before the first stack frame (`Expected:`/`Received:` included). node:test's
+/// JUnit wraps the error (`[Error [ERR_TEST_FAILURE]: ...] { cause: TypeError: ... }`): the
+/// cause is the message, as its spec reporter prints it.
 fn js_message(text: &str) -> Option<String> {
+    let text = match text.find("\n  cause: ") {
+        Some(at) => &text[at + "\n  cause: ".len()..],
+        None => text,
+    };
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)

@@ -23,6 +23,9 @@ const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 struct Case {
     name: String,
     classname: String,
+    /// The names of the enclosing `testsuite` elements (node:test writes its describe
+    /// blocks as nested suites), joined by ` > `.
+    suites: String,
     file: Option<String>,
     failed: bool,
     message: Option<String>,
@@ -39,6 +42,7 @@ struct Hints {
     suite_name: Option<String>,
     go: bool,
     nextest: bool,
+    node: bool,
     file_extension: Option<String>,
 }
 
@@ -61,6 +65,8 @@ pub fn read_junit(
     let mut case: Option<Case> = None;
     let mut hints = Hints::default();
     let mut saw_suite = false;
+    // (depth, name) of the open `testsuite` elements.
+    let mut suites: Vec<(usize, String)> = Vec::new();
     // Failures are held until the runner is known (the root element names it, but `--runner`
     // or a later hint may be needed); one file's failures at most.
     let mut pending: Vec<Case> = Vec::new();
@@ -102,6 +108,9 @@ pub fn read_junit(
                 if current.capturing == Some(depth) {
                     current.capturing = None;
                 }
+            }
+            if local(name) == "testsuite" && suites.last().is_some_and(|(at, _)| *at == depth) {
+                suites.pop();
             }
             if local(name) == "testcase" {
                 if let Some(done) = case.take().filter(|case| case.failed) {
@@ -146,6 +155,9 @@ pub fn read_junit(
                     if hints.suite_name.is_none() {
                         hints.suite_name = get("name");
                     }
+                    if !self_closing {
+                        suites.push((depth, get("name").unwrap_or_default()));
+                    }
                 }
                 "property" => {
                     hints.go |= get("name").is_some_and(|name| name == "go.version");
@@ -165,6 +177,11 @@ pub fn read_junit(
                     let started = Case {
                         name: get("name").unwrap_or_default(),
                         classname: get("classname").unwrap_or_default(),
+                        suites: suites
+                            .iter()
+                            .map(|(_, name)| name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" > "),
                         file,
                         ..Case::default()
                     };
@@ -173,6 +190,8 @@ pub fn read_junit(
                     }
                 }
                 "failure" | "error" => {
+                    // node:test's JUnit reporter types its failures.
+                    hints.node |= get("type").is_some_and(|t| t.starts_with("testCodeFailure"));
                     if let Some(current) = case.as_mut() {
                         current.failed = true;
                         if current.message.is_none() {
@@ -391,6 +410,9 @@ fn detect(hints: &Hints, cases: &[Case]) -> Option<Runner> {
     if hints.go {
         return Some(Runner::Go);
     }
+    if hints.node {
+        return Some(Runner::Node);
+    }
     match hints.file_extension.as_deref() {
         Some("py") => return Some(Runner::Pytest),
         Some("rs") => return Some(Runner::Cargo),
@@ -421,6 +443,8 @@ fn failure_of(runner: Runner, case: Case) -> Failure {
         ),
         Runner::Cargo => (name, Some(classname).filter(|c| !c.is_empty())),
         Runner::Go => (name, Some(classname).filter(|c| !c.is_empty())),
+        // node:test: the describe blocks are the enclosing suites.
+        Runner::Node if !case.suites.is_empty() => (format!("{} > {name}", case.suites), case.file),
         Runner::Node => (name, case.file),
     };
     Failure {

@@ -66,8 +66,15 @@ pub(crate) fn command(runner: Runner, tests: &[TestRef], programs: &Programs) ->
             words.push(alternation(&names()));
         }
         Runner::Node => {
+            // Node 20 matches the pattern against a test's title, later versions against its
+            // describe blocks and title joined by spaces: both forms are in the pattern.
+            let mut forms = BTreeSet::new();
+            for name in names() {
+                forms.insert(name.replace(" > ", " "));
+                forms.insert(name.rsplit(" > ").next().unwrap_or(&name).to_owned());
+            }
             words.push("--test-name-pattern".to_owned());
-            words.push(alternation(&names()));
+            words.push(alternation(&forms.into_iter().collect::<Vec<_>>()));
             words.extend(files());
         }
         Runner::Go => {

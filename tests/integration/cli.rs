@@ -270,3 +270,9 @@ impl ArgPath for Efix {
         self.args([path.as_ref()])
     }
 }
+
+#[test]
+fn triage_help_documents_every_flag_the_outputs_and_the_exit_codes() {
+    let run = Efix::new().args(["triage", "--help"]).run().expect_code(0);
+    insta::assert_snapshot!(run.stdout());
+}

@@ -30,4 +30,5 @@ mod pipeline;
 mod publish;
 mod runner;
 mod suites;
+mod triage;
 mod trigger;
