@@ -553,6 +553,47 @@ mod tests {
         assert!(err.to_string().contains("r.xml:2"));
     }
 
+    /// Every prefix of the real runners' reports (in steps) is either the whole report or an
+    /// error naming a line the prefix has; flipped bytes never panic.
+    #[test]
+    fn every_truncation_of_real_reports_is_an_error_naming_a_line_inside_it() {
+        let reports = [
+            include_str!("../../tests/fixtures/triage/pytest/junit.xml"),
+            include_str!("../../tests/fixtures/triage/jest/junit.xml"),
+            include_str!("../../tests/fixtures/triage/vitest/junit.xml"),
+            include_str!("../../tests/fixtures/triage/nextest/junit.xml"),
+            include_str!("../../tests/fixtures/triage/go/junit.xml"),
+            include_str!("../../tests/fixtures/triage/node/junit.xml"),
+        ];
+        for report in reports {
+            let complete = report.trim_end().len();
+            let mut cut = 0;
+            while cut < complete {
+                while !report.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                let prefix = &report[..cut];
+                match read(prefix) {
+                    Err(TriageError::Malformed { line, .. }) => {
+                        assert!(line >= 1 && line <= prefix.lines().count().max(1), "{cut}");
+                    }
+                    Err(TriageError::NotJunit { .. }) => {}
+                    other => panic!("a cut at {cut} of {complete} bytes gave {other:?}"),
+                }
+                cut += 61;
+            }
+            assert!(read(report).is_ok());
+            let mut bytes = report.as_bytes().to_vec();
+            for at in (0..bytes.len()).step_by(37) {
+                bytes[at] ^= 0x5a;
+                let text = String::from_utf8_lossy(&bytes);
+                let _ = read(&text);
+                let _ = read_junit(Path::new("r.xml"), &text, Some(Runner::Go), &mut |_| {});
+                bytes[at] ^= 0x5a;
+            }
+        }
+    }
+
     #[test]
     fn not_junit_and_unknown_runner_are_refused() {
         assert!(matches!(
