@@ -27,14 +27,14 @@ fn pytest_file(f: usize) -> String {
     );
     for i in 0..FAILURES_PER_FILE * 2 {
         let class = format!("tests.pkg{}.test_mod{f:04}", f % 7);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             out.push_str(&format!(
                 "<testcase classname=\"{class}\" name=\"test_ok_{i}\" time=\"0.001\" />\n"
             ));
             continue;
         }
         let cause = (f * 31 + i) % CAUSES;
-        let body = if cause % 4 == 0 {
+        let body = if cause.is_multiple_of(4) {
             format!(
                 "def test_case_{i}():\n&gt;       assert total() == {cause}\nE       AssertionError: assert 'EUR' == 'USD{cause}'\nE         - USD{cause}\nE         + EUR\n\ntests/pkg{}/test_mod{f:04}.py:{}: AssertionError",
                 f % 7,
@@ -65,7 +65,7 @@ fn jest_file(f: usize) -> String {
     for i in 0..FAILURES_PER_FILE * 2 {
         let name = format!("suite case {i}");
         let file = format!("test/area{}/spec{f:04}.test.js", f % 5);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             out.push_str(&format!(
                 "    <testcase classname=\"{name}\" name=\"{name}\" time=\"0.001\" file=\"{file}\">\n    </testcase>\n"
             ));
@@ -96,7 +96,7 @@ fn jest_file(f: usize) -> String {
 fn generate(dir: &Path, files: usize) {
     std::fs::create_dir_all(dir).unwrap();
     for f in 0..files {
-        let (name, text) = if f % 2 == 0 {
+        let (name, text) = if f.is_multiple_of(2) {
             (format!("pytest-{f:04}.xml"), pytest_file(f))
         } else {
             (format!("jest-{f:04}.xml"), jest_file(f))
@@ -154,7 +154,13 @@ fn main() {
             let (before, _) = children();
             let start = Instant::now();
             let output = Command::new(env!("CARGO_BIN_EXE_efix"))
-                .args(["triage", "--max-jobs", "8", "--root", "/home/runner/work/app/app"])
+                .args([
+                    "triage",
+                    "--max-jobs",
+                    "8",
+                    "--root",
+                    "/home/runner/work/app/app",
+                ])
                 .arg("--junit")
                 .arg(&dir)
                 .arg("--summary")
@@ -173,7 +179,10 @@ fn main() {
         let (_, rss) = children();
         let matrix: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
         let jobs = matrix["include"].as_array().map_or(0, Vec::len);
-        let left_out = summary.lines().filter(|l| l.contains("over --max-jobs")).count();
+        let left_out = summary
+            .lines()
+            .filter(|l| l.contains("over --max-jobs"))
+            .count();
         println!(
             "| {files} | {} | {:.1} | {jobs} | {left_out} | {:.1} | {:.1} | {:.1} |",
             files * FAILURES_PER_FILE,
