@@ -47,7 +47,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Command::Demo(args) => demo(args.artifacts, &env),
         Command::Exec(args) => exec(args, &env),
         Command::Patch(args) => patch(args, &env),
-        Command::Config(ConfigCommand::Check { file }) => config_check(file, &env),
+        Command::Config(ConfigCommand::Check { file, engine }) => {
+            config_check(file, engine.map(engine_kind), &env)
+        }
         Command::Schema(args) => {
             report::stdout(&match args.which {
                 SchemaKind::Config => config::schema_json(),
@@ -175,10 +177,11 @@ fn patch(args: crate::cli::PatchArgs, env: &Env) -> ExitStatus {
     }
 }
 
-fn config_check(file: Option<PathBuf>, env: &Env) -> ExitStatus {
+fn config_check(file: Option<PathBuf>, engine: Option<EngineKind>, env: &Env) -> ExitStatus {
     let repo = cwd();
     let overrides = Overrides {
         repo: repo.clone(),
+        engine,
         ..Overrides::default()
     };
     // Without a file argument, `.efix.yml` here is checked if present, else the defaults.
@@ -257,9 +260,18 @@ fn build_engine(
                     return Err(ExitStatus::PolicyRefused);
                 }
             };
+            // The agent's program and the paths it may write exist before anything runs.
+            let program = crate::runner::resolve_program(&argv, &config.acp_env, root)
+                .and_then(|_| crate::runner::create_writable(&config.acp_writable));
+            if let Err(message) = program {
+                report::message(&format!("efix: error: {message}"));
+                return Err(ExitStatus::Usage);
+            }
             let settings = AcpSettings {
                 argv,
                 root: root.to_owned(),
+                paths: config.patch.clone(),
+                cancel: Some(&signals::CANCEL),
                 runner: {
                     let mut runner = crate::runner::RunnerSettings {
                         env: config.acp_env.clone(),

@@ -210,6 +210,9 @@ pub enum ConfigCommand {
     Check {
         /// The file to check (default: .efix.yml in the current directory).
         file: Option<PathBuf>,
+        /// Describe this engine instead of the one the file names (as `efix run --engine`).
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
     },
 }
 

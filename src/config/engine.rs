@@ -20,9 +20,11 @@ fn invalid(key: &str, origin: &Origin, problem: String) -> ConfigError {
 }
 
 /// The engine budget of the `budget` section; `max_input_bytes` is resolved by the caller.
+/// `model` is the model a cost limit needs the price of (none for an engine that reports its
+/// cost itself, an ACP agent).
 pub(super) fn budget(
     budget: &BudgetFile,
-    model: &str,
+    model: Option<&str>,
     max_input_bytes: usize,
     origin: &Origin,
 ) -> Result<EngineBudget, ConfigError> {
@@ -42,6 +44,7 @@ pub(super) fn budget(
         .collect();
     // A cost limit without the model's price could never be enforced.
     if let Some(limit) = budget.max_cost_usd
+        && let Some(model) = model
         && !prices.contains_key(model)
     {
         return Err(invalid(
@@ -79,6 +82,23 @@ pub(super) fn check_agent_env(names: &[String], origin: &Origin) -> Result<(), C
         }
     }
     Ok(())
+}
+
+/// Values shorter than this (8 bytes) are not redacted when passed with `acp.env-pass`: a
+/// flag such as `1` or `true` would blank out every occurrence of it in the evidence.
+pub(super) const MIN_PASSED_SECRET_BYTES: usize = 8;
+
+/// The values `acp.env-pass` hands the agent, as secrets to redact.
+pub(super) fn passed_secrets(pass: &[String], env: &Env) -> Vec<crate::runner::Secret> {
+    pass.iter()
+        .filter_map(|name| {
+            let value = env.get(name)?.to_str()?;
+            (value.len() >= MIN_PASSED_SECRET_BYTES).then(|| crate::runner::Secret {
+                name: name.clone(),
+                value: value.to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// The agent's environment: what every command gets, plus the variables `acp.env-pass` names

@@ -359,6 +359,8 @@ impl Config {
             // The configured suites are commands efix runs; a run adds its reproduction.
             commands: test.required_suites.clone(),
             secrets: Vec::new(),
+            // A run adds what its failing tests expect.
+            expectations: Vec::new(),
         };
 
         let max_rounds = layers.pick(
@@ -389,8 +391,10 @@ impl Config {
 
         let input = layers.file(budget.max_input_bytes.map(|b| b.0), DEFAULT_MAX_INPUT_BYTES);
         let max_input_bytes = check_bytes("budget.max-input-bytes", &input, MIN_INPUT_BYTES)?;
+        // An ACP agent reports its own cost; only the OpenAI engine's model needs a price.
+        let priced_model = (engine == EngineKind::Openai).then_some(openai.model.as_str());
         let engine_budget =
-            engine::budget(&budget, &openai.model, max_input_bytes, &layers.file_origin)?;
+            engine::budget(&budget, priced_model, max_input_bytes, &layers.file_origin)?;
         let prompt_overrides = PromptOverrides {
             plan: join_prompt(
                 &overrides.repo,
@@ -486,7 +490,13 @@ impl Config {
             .filter(|path| path.is_absolute())
             .unwrap_or_else(|| PathBuf::from("/tmp"));
 
-        let secrets = secrets(&redact, env);
+        // What efix hands the agent is redacted like `security.redact`: an agent may print it.
+        let mut secrets = secrets(&redact, env);
+        for secret in engine::passed_secrets(&acp_env_pass, env) {
+            if !secrets.iter().any(|known| known.value == secret.value) {
+                secrets.push(secret);
+            }
+        }
         let patch = PatchPolicy {
             secrets: secrets.clone(),
             ..patch

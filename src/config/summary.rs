@@ -75,27 +75,7 @@ pub fn check_summary(config: &Config) -> String {
             config.openai.max_retries,
             config.fix_format.as_str()
         ),
-        EngineKind::Acp => format!(
-            "acp ({} mode), agent `{}`, timeout {}, passes {} variable{}{}",
-            config.acp_mode.as_str(),
-            config.acp_command.as_deref().unwrap_or_default(),
-            seconds(config.acp_timeout),
-            config.acp_env.len(),
-            if config.acp_env.len() == 1 { "" } else { "s" },
-            if config.acp_writable.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", also writes {}",
-                    config
-                        .acp_writable
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        ),
+        EngineKind::Acp => acp_summary(config),
         EngineKind::Replay => "replay (answers from the --replay file)".to_owned(),
     };
     let tests = format!(
@@ -251,4 +231,49 @@ pub fn check_summary(config: &Config) -> String {
         let _ = writeln!(out, "{label:<9}{text}");
     }
     out
+}
+
+/// The ACP engine as a run will start it: the program found on the agent's PATH, the
+/// variables passed to it (their values redacted everywhere), and what it may write.
+fn acp_summary(config: &Config) -> String {
+    let command = config.acp_command.as_deref().unwrap_or_default();
+    let argv = shlex::split(command).unwrap_or_default();
+    let program =
+        match crate::runner::resolve_program(&argv, &config.acp_env, std::path::Path::new(".")) {
+            Ok(path) => format!("found at {}", path.display()),
+            Err(message) => format!("NOT FOUND: {message}"),
+        };
+    let passed: Vec<String> = config
+        .acp_env
+        .iter()
+        .filter(|(name, _)| !config.runner.env.iter().any(|(kept, _)| kept == name))
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .collect();
+    let writable: Vec<String> = config
+        .acp_writable
+        .iter()
+        .map(|path| {
+            format!(
+                "{} ({})",
+                path.display(),
+                crate::runner::writable_state(path)
+            )
+        })
+        .collect();
+    format!(
+        "acp ({} mode), agent `{command}` ({program}), timeout {}, passes {} (values redacted \
+         from every output), the agent may also write {}",
+        config.acp_mode.as_str(),
+        seconds(config.acp_timeout),
+        if passed.is_empty() {
+            "nothing beyond the commands' environment".to_owned()
+        } else {
+            passed.join(", ")
+        },
+        if writable.is_empty() {
+            "nothing else (acp.writable is empty)".to_owned()
+        } else {
+            writable.join(", ")
+        }
+    )
 }

@@ -19,7 +19,7 @@ mod wire;
 
 pub use model::{
     AnswerStyle, CallKind, CallMeta, CallOutcome, Engine, EngineError, EngineInfo, FixRequest,
-    Permission, PermissionAnswer, PlanRequest, Prompt, Reply, Usage,
+    Permission, PermissionAnswer, PlanRequest, Prompt, Reply, ToolCall, Usage,
 };
 pub use schema::{FIX_SCHEMA_NAME, PLAN_SCHEMA_NAME, fix_schema, plan_schema};
 pub use wire::{Edit, FileJustification, FixResponse, PlanResponse};

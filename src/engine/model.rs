@@ -137,8 +137,29 @@ pub struct Permission {
     pub reason: String,
 }
 
+/// One tool call an ACP agent reported (`tool_call` and its updates), whether or not it
+/// asked permission for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ToolCall {
+    /// The tool call's title, as the agent wrote it.
+    pub title: String,
+    /// Its kind (`edit`, `execute`, `fetch`, ...; `other` when not given).
+    pub kind: String,
+    /// Its last reported status (`pending`, `in_progress`, `completed`, `failed`).
+    pub status: String,
+    /// Paths it names, repository-relative, or absolute when outside the repository.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Whether the agent asked efix's permission for it (`session/request_permission`).
+    pub asked: bool,
+    /// It ran (its status went past `pending`) without asking: the agent's own settings
+    /// allowed it.
+    pub unasked_run: bool,
+}
+
 /// What a call cost and how it went, besides the answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallMeta {
     pub usage: Option<Usage>,
     /// The model the server says answered.
@@ -159,6 +180,18 @@ pub struct CallMeta {
     pub allowed_paths: Vec<String>,
     /// What confined an agent process the engine started for this call (ACP).
     pub sandbox: Option<Box<crate::runner::SandboxReport>>,
+    /// The tool calls an ACP agent reported, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// What the engine itself says the call cost in US dollars (an ACP agent's
+    /// `usage_update`), which takes precedence over `budget.prices`.
+    pub cost_usd: Option<f64>,
+    /// Facts about the call a reader needs (the agent's mode, missing usage reports).
+    pub notes: Vec<String>,
+    /// The call failed after the engine had already collected the rest of this record (an
+    /// ACP agent that timed out or broke off): the error, as `EngineError` would say it.
+    pub error: Option<String>,
+    /// With `error`: no later call can succeed either (a missing key), so the run ends.
+    pub fatal: bool,
 }
 
 /// An answer plus what it cost.

@@ -185,12 +185,50 @@ fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
             code_list(&call.unrequested_writes)
         ));
     }
+    if !call.tool_calls.is_empty() {
+        notes.push(tool_calls(&call.tool_calls));
+    }
+    for note in &call.notes {
+        notes.push(one_line(note));
+    }
     if let Some(sandbox) = &call.sandbox {
         notes.push(agent_sandbox(sandbox));
     }
     for note in notes {
         let _ = writeln!(out, "- call {number}: {note}");
     }
+}
+
+/// Tool calls shown in one note (20); the rest are counted.
+const SHOWN_TOOL_CALLS: usize = 20;
+
+/// The note listing an agent's tool calls, those it ran without asking marked.
+fn tool_calls(calls: &[crate::engine::ToolCall]) -> String {
+    let shown: Vec<String> = calls
+        .iter()
+        .take(SHOWN_TOOL_CALLS)
+        .map(|call| {
+            format!(
+                "`{}` ({}, {}{})",
+                cell(&call.title),
+                call.kind,
+                call.status,
+                if call.unasked_run { ", not asked" } else { "" }
+            )
+        })
+        .collect();
+    let more = calls.len().saturating_sub(SHOWN_TOOL_CALLS);
+    format!(
+        "the agent reported {} tool call{}: {}{}",
+        calls.len(),
+        if calls.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The note on an agent's sandbox: its tier, what was missing for a stronger one, and the

@@ -241,12 +241,20 @@ fn record(ctx: &Ctx<'_>, call: &mut EngineCall, meta: &CallMeta, started: Instan
     call.detail = meta.detail.clone();
     call.permissions = meta.permissions.clone();
     call.sandbox = meta.sandbox.as_deref().cloned();
-    call.cost_usd = budget::cost(
-        &ctx.config.engine_budget,
-        &ctx.evidence.engine.info.model,
-        meta.model.as_deref(),
-        meta.usage,
-    );
+    call.tool_calls = meta.tool_calls.clone();
+    call.notes = meta.notes.clone();
+    if meta.error.is_some() {
+        call.error = meta.error.clone();
+    }
+    // What the engine says it cost comes first; the configured prices only fill in.
+    call.cost_usd = meta.cost_usd.or_else(|| {
+        budget::cost(
+            &ctx.config.engine_budget,
+            &ctx.evidence.engine.info.model,
+            meta.model.as_deref(),
+            meta.usage,
+        )
+    });
 }
 
 fn failed(call: &mut EngineCall, started: Instant, err: &EngineError) -> Failure {
@@ -281,9 +289,15 @@ fn usable(meta: &CallMeta) -> Result<(), Failure> {
             "the answer was cut off at the model's output limit; send a smaller change with a \
              shorter explanation",
         ))),
-        CallOutcome::Failed | CallOutcome::SkippedBudget | CallOutcome::SkippedSecrets => Err(
-            Failure::Engine(format!("the engine gave no answer{detail}")),
-        ),
+        CallOutcome::Failed => Err(match (&meta.error, meta.fatal) {
+            // An engine that failed but kept its record says why in `error`.
+            (Some(error), true) => Failure::Fatal(error.clone()),
+            (Some(error), false) => Failure::Engine(error.clone()),
+            (None, _) => Failure::Engine(format!("the engine gave no answer{detail}")),
+        }),
+        CallOutcome::SkippedBudget | CallOutcome::SkippedSecrets => Err(Failure::Engine(format!(
+            "the engine gave no answer{detail}"
+        ))),
     }
 }
 

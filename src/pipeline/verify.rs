@@ -13,7 +13,7 @@ use crate::git::Repo;
 use crate::patch::{self, Mode, PatchOutcome};
 use crate::report::Reporter;
 use crate::runner::{self, CommandSpec};
-use crate::testreport::{self, TestReport, TestStatus};
+use crate::testreport::{TestReport, TestStatus};
 
 use super::{PipelineError, durable, prevent, prove};
 
@@ -111,12 +111,13 @@ pub fn verify(
         None => Vec::new(),
     };
     let request = &evidence.request;
-    let suites: Vec<String> = request
-        .suites
-        .iter()
-        .chain(&request.derived_suite)
-        .cloned()
-        .collect();
+    // The derived suite the proof used: the chosen form, when forms were tried.
+    let chosen = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.suite_choice.as_ref())
+        .map_or(request.derived_suite.as_ref(), |c| c.chosen.as_ref());
+    let suites: Vec<String> = request.suites.iter().chain(chosen).cloned().collect();
     let commands = prevent::commands_in_play(&request.command, &suites, &config.patch.commands);
     let split = prevent::split(&changes, &commands);
     let mut claims = Vec::new();
@@ -215,11 +216,15 @@ fn rerun(
         timeout: config.command_timeout,
         access: runner::Access::command(config.network),
     };
-    let outcome = runner::run(&spec, &config.runner)?;
-    let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
+    let run = crate::integrity::channel::run(
+        &spec,
+        &config.runner,
+        &std::sync::atomic::AtomicBool::new(false),
+    )?;
     let rerun = CommandRecord {
-        outcome: Some(outcome),
-        tests,
+        outcome: Some(run.outcome),
+        tests: run.tests,
+        channel: run.channel,
         ..record.clone()
     };
     let observed = describe(rerun.succeeded(), rerun.tests.as_ref());

@@ -139,6 +139,17 @@ impl Agent {
         report
     }
 
+    /// Stop the agent at once (the run was interrupted): SIGKILL to its group, no grace
+    /// period; then sweep what it left, as [`Agent::stop`] does.
+    pub fn kill(mut self) -> SandboxReport {
+        if let Ok(raw) = i32::try_from(self.child.id()) {
+            drop(self.child.stdin.take());
+            let _ = killpg(Pid::from_raw(raw), Signal::SIGKILL);
+            let _ = self.child.wait();
+        }
+        self.stop()
+    }
+
     fn terminate(&mut self) {
         let Ok(raw) = i32::try_from(self.child.id()) else {
             return;
@@ -156,6 +167,111 @@ impl Agent {
         }
         let _ = killpg(group, Signal::SIGKILL);
         let _ = self.child.wait();
+    }
+}
+
+/// The agent's program as the sandbox will execute it: `argv[0]` itself when it names a path,
+/// else the first executable file of that name on the `PATH` of `env` (the agent's own
+/// environment). Checked before anything runs, so a wrong `acp.command` is a configuration
+/// error (exit 2) instead of a failure after the reproduction and the baseline suite.
+pub fn resolve_program(
+    argv: &[String],
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+    root: &Path,
+) -> Result<std::path::PathBuf, String> {
+    let program = argv.first().map(String::as_str).unwrap_or_default();
+    if program.is_empty() {
+        return Err("acp.command is empty; set it to the agent's command line".to_owned());
+    }
+    let executable = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt as _;
+        path.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = root.join(program);
+        return if executable(&path) {
+            Ok(path)
+        } else {
+            Err(format!(
+                "acp.command: the agent's program {program} is not an executable file; install \
+                 the agent or correct the path"
+            ))
+        };
+    }
+    let path = env
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone())
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_absolute() && executable(candidate))
+        .ok_or_else(|| {
+            format!(
+                "acp.command: the agent's program `{program}` is not on the PATH efix gives the \
+                 agent; install it, or give its full path in acp.command"
+            )
+        })
+}
+
+/// Create the `acp.writable` paths that do not exist yet, since the sandbox can only grant a
+/// write to a path that exists: a name ending in `.json` becomes a file holding `{}` (an
+/// empty JSON object, which agents read as empty settings), anything else a directory (only
+/// the owner may enter). Returns the paths it created; `Err` names the path that could not
+/// be created and what to do.
+pub fn create_writable(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
+    use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+    let mut created = Vec::new();
+    for path in paths {
+        if path.symlink_metadata().is_ok() {
+            continue;
+        }
+        let failed = |err: std::io::Error| {
+            format!(
+                "acp.writable: {} does not exist and could not be created ({err}); create it, \
+                 or remove it from acp.writable",
+                path.display()
+            )
+        };
+        let is_json = path.extension().is_some_and(|ext| ext == "json");
+        if is_json {
+            if let Some(parent) = path.parent() {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .map_err(failed)?;
+            }
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(failed)?;
+            std::io::Write::write_all(&mut file, b"{}\n").map_err(failed)?;
+        } else {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(path)
+                .map_err(failed)?;
+        }
+        tracing::info!(path = %path.display(), "created an acp.writable path that did not exist");
+        created.push(path.clone());
+    }
+    Ok(created)
+}
+
+/// What a path of `acp.writable` is now, for `efix config check`.
+pub fn writable_state(path: &Path) -> &'static str {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.is_dir() => "directory",
+        Ok(_) => "file",
+        Err(_) if path.extension().is_some_and(|ext| ext == "json") => {
+            "missing: created holding {} when a run starts"
+        }
+        Err(_) => "missing: created as a directory when a run starts",
     }
 }
 
@@ -179,6 +295,42 @@ mod tests {
 
     use super::*;
     use crate::runner::Network;
+
+    #[test]
+    fn the_agents_program_is_found_on_its_path_or_named() {
+        let env = vec![("PATH".into(), "/nonexistent:/bin:/usr/bin".into())];
+        let argv = |program: &str| vec![program.to_owned(), "--acp".to_owned()];
+        let root = Path::new("/");
+        assert!(resolve_program(&argv("sh"), &env, root).is_ok());
+        assert_eq!(
+            resolve_program(&argv("no-such-agent-efix"), &env, root),
+            Err(
+                "acp.command: the agent's program `no-such-agent-efix` is not on the PATH efix \
+                 gives the agent; install it, or give its full path in acp.command"
+                    .to_owned()
+            )
+        );
+        assert!(resolve_program(&argv("/no/such/agent"), &env, root).is_err());
+    }
+
+    #[test]
+    fn missing_writable_paths_are_created_as_directories_or_json_files() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(".gemini");
+        let file = home.path().join(".claude.json");
+        std::fs::create_dir(home.path().join("kept")).unwrap();
+        let paths = [dir.clone(), file.clone(), home.path().join("kept")];
+        assert_eq!(
+            create_writable(&paths).unwrap(),
+            vec![dir.clone(), file.clone()]
+        );
+        assert!(dir.is_dir());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
+        assert_eq!(
+            create_writable(&paths).unwrap(),
+            Vec::<std::path::PathBuf>::new()
+        );
+    }
 
     #[test]
     fn an_agent_speaks_over_stdio_has_the_network_and_cannot_write_the_repository() {

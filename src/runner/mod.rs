@@ -41,9 +41,9 @@ mod tokens;
 
 // The behaviour tests drive real processes through /proc, which only Linux has.
 #[cfg(all(test, target_os = "linux"))]
-mod tests;
+pub(crate) mod tests;
 
-pub use agent::Agent;
+pub use agent::{Agent, create_writable, resolve_program, writable_state};
 pub use env::{DEFAULT_ENV_PASS, child_env, is_github_channel, is_never_passed};
 pub use helper::{HELPER_ARG, entry as helper_entry};
 pub use model::{

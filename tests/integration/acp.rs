@@ -359,3 +359,58 @@ fn the_python_sdk_agent_fixes_the_bug_in_edit_mode() {
     );
     assert_eq!(evidence["engine"]["calls"][1]["edited-tree"], true);
 }
+
+#[test]
+fn config_check_with_engine_acp_describes_the_agent_as_a_run_starts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let file = dir.path().join("efix.yml");
+    std::fs::write(
+        &file,
+        format!(
+            "version: 1\nacp:\n  command: \"{AGENT} answer\"\n  env-pass: [ANTHROPIC_API_KEY]\n  \
+             writable: [\"~/.claude\", \"~/.claude.json\", \"~/.gemini\"]\ncommands:\n  allow: \
+             [efix-test-acp-agent]\n"
+        ),
+    )
+    .unwrap();
+    let run = crate::harness::Efix::new()
+        .env("HOME", &home.display().to_string())
+        .env("ANTHROPIC_API_KEY", "sk-ant-api03-config-check-0000")
+        .current_dir(dir.path())
+        .args(["config", "check", "--engine", "acp"])
+        .args([&file])
+        .run()
+        .expect_code(0);
+    let agent_dir = Path::new(AGENT).parent().unwrap();
+    let text = crate::harness::stable(&run.stdout(), &[dir.path(), agent_dir]);
+    let engine_line = text
+        .lines()
+        .find(|line| line.contains("acp ("))
+        .unwrap_or_default()
+        .to_owned();
+    insta::assert_snapshot!(engine_line);
+    // Checking creates nothing: a run does, when it starts.
+    assert!(!home.join(".gemini").exists());
+}
+
+#[test]
+fn an_agent_that_is_not_installed_is_a_configuration_error_before_anything_runs() {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let config = "acp:\n  command: \"no-such-agent-efix --acp\"\ncommands:\n  allow: [pytest, \
+                  no-such-agent-efix]\n";
+    let (run, evidence) = run(&repo, "acp", config, &[]);
+    let stderr = run.stderr();
+    run.expect_code(2);
+    assert_eq!(repo.fingerprint(), before);
+    assert!(evidence.is_null(), "the run went ahead: {evidence}");
+    assert!(
+        stderr.contains(
+            "efix: error: acp.command: the agent's program `no-such-agent-efix` is not on the \
+             PATH efix gives the agent; install it, or give its full path in acp.command"
+        ),
+        "{stderr}"
+    );
+}

@@ -1,22 +1,35 @@
 //! efix's side of an ACP conversation: the answers to the agent's permission requests and the
-//! collection of its message text and tool calls.
+//! collection of its message text, its tool calls (every one it reports, asked for or not),
+//! its reported usage and cost, and its last updates (for the error of a call that hangs).
 //!
 //! Answer mode rejects every permission request. Edit mode allows, once, a tool call whose
 //! kind is `edit` and whose every named path is inside the repository (symlinks resolved, not
-//! under `.git/`); execute, fetch, anything else and anything outside are rejected. No file
-//! system or terminal method is served: efix advertises neither capability.
+//! under `.git/`) and passes the path policy (`paths.protected`, `paths.allow`), so an agent
+//! learns in its turn that a protected file is off limits; execute, fetch, anything else and
+//! anything outside are rejected. No file system or terminal method is served: efix
+//! advertises neither capability.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
 use agent_client_protocol as acp;
 
-use crate::engine::{Permission, PermissionAnswer};
+use crate::engine::{Permission, PermissionAnswer, ToolCall};
+use crate::patch::{PatchPolicy, PathRules, RepoDir};
 
 /// Bytes of agent message text kept (2 MiB); the rest of a longer answer is dropped.
 pub(crate) const MAX_TEXT_BYTES: usize = 2 * 1024 * 1024;
+
+/// Tool calls recorded per call (500); an agent that reports more has the rest counted only.
+pub(crate) const MAX_TOOL_CALLS: usize = 500;
+
+/// Session updates remembered for the error of a call that does not finish (5).
+const LAST_UPDATES: usize = 5;
+
+/// Characters of an update kept in that memory (120).
+const UPDATE_CHARS: usize = 120;
 
 /// What one prompt turn collected.
 #[derive(Debug, Default)]
@@ -30,13 +43,26 @@ pub(crate) struct Collected {
     /// Tool calls seen in session updates, by id: what a later permission request may leave
     /// out.
     tool_calls: HashMap<String, ToolCallFacts>,
+    /// Their ids in the order the agent first reported them.
+    order: Vec<String>,
+    /// Tool calls past [`MAX_TOOL_CALLS`], not recorded.
+    pub dropped_tool_calls: usize,
+    /// The cumulative cost of the last `usage_update` (amount, currency).
+    pub cost: Option<(f64, String)>,
+    /// The last few updates, one line each.
+    last: VecDeque<String>,
 }
 
 #[derive(Debug, Default, Clone)]
 struct ToolCallFacts {
     title: Option<String>,
     kind: Option<acp::ToolKind>,
+    status: Option<acp::ToolCallStatus>,
     paths: Vec<String>,
+    /// The agent asked permission for it.
+    asked: bool,
+    /// A status past `pending` was reported before any permission request.
+    ran_unasked: bool,
 }
 
 /// The `Client` handed to the connection.
@@ -45,6 +71,8 @@ pub(crate) struct EfixClient {
     /// The repository root, with symlinks resolved.
     pub root: PathBuf,
     pub allow_edits: bool,
+    /// The path policy an edit must pass to be allowed.
+    pub paths: PatchPolicy,
 }
 
 #[async_trait::async_trait(?Send)]
@@ -56,7 +84,9 @@ impl acp::Client for EfixClient {
         let mut collected = self.collected.borrow_mut();
         let id = args.tool_call.tool_call_id.0.to_string();
         let mut facts = collected.tool_calls.get(&id).cloned().unwrap_or_default();
+        facts.asked = true;
         facts.merge_with_root(&self.root, &args.tool_call.fields);
+        collected.remember(&id, facts.clone());
         let kind = facts.kind.unwrap_or(acp::ToolKind::Other);
         let (wanted, reason) = self.decide(kind, &facts.paths);
         let choice = match wanted {
@@ -118,10 +148,16 @@ impl acp::Client for EfixClient {
         collected.permissions.push(Permission {
             title: facts.title.clone().unwrap_or_default(),
             kind: kind_name(kind),
-            paths: facts.paths.clone(),
+            paths: facts.paths.iter().map(|p| shown(p).to_owned()).collect(),
             answer,
             reason,
         });
+        collected.note_update(format!(
+            "permission request `{}` ({}): {}",
+            facts.title.clone().unwrap_or_default(),
+            kind_name(kind),
+            answer_name(answer)
+        ));
         tracing::info!(kind = %kind_name(kind), paths = facts.paths.len(), ?answer, "agent permission request");
         Ok(acp::RequestPermissionResponse::new(outcome))
     }
@@ -131,6 +167,7 @@ impl acp::Client for EfixClient {
         match args.update {
             acp::SessionUpdate::AgentMessageChunk(chunk) => {
                 if let acp::ContentBlock::Text(text) = chunk.content {
+                    collected.note_update(format!("message: {}", text.text));
                     collected.push_text(&text.text);
                 }
             }
@@ -141,19 +178,30 @@ impl acp::Client for EfixClient {
                     &call.content,
                     call.raw_input.as_ref(),
                 );
-                collected.tool_calls.insert(
-                    call.tool_call_id.0.to_string(),
-                    ToolCallFacts {
-                        title: Some(call.title),
-                        kind: Some(call.kind),
-                        paths,
-                    },
-                );
+                let id = call.tool_call_id.0.to_string();
+                let mut facts = collected.tool_calls.get(&id).cloned().unwrap_or_default();
+                facts.title = Some(call.title);
+                facts.kind = Some(call.kind);
+                facts.set_status(call.status);
+                for path in paths {
+                    if !facts.paths.contains(&path) {
+                        facts.paths.push(path);
+                    }
+                }
+                collected.note_update(facts.line());
+                collected.remember(&id, facts);
             }
             acp::SessionUpdate::ToolCallUpdate(update) => {
                 let id = update.tool_call_id.0.to_string();
-                let entry = collected.tool_calls.entry(id).or_default();
-                entry.merge_with_root(&self.root, &update.fields);
+                let mut facts = collected.tool_calls.get(&id).cloned().unwrap_or_default();
+                facts.merge_with_root(&self.root, &update.fields);
+                collected.note_update(facts.line());
+                collected.remember(&id, facts);
+            }
+            acp::SessionUpdate::UsageUpdate(usage) => {
+                if let Some(cost) = usage.cost {
+                    collected.cost = Some((cost.amount, cost.currency));
+                }
             }
             _ => {}
         }
@@ -199,6 +247,25 @@ impl EfixClient {
                 ),
             );
         }
+        match PathRules::new(&self.paths) {
+            Ok(rules) => {
+                let repo = RepoDir::new(&self.root);
+                for path in paths {
+                    if let Err(issue) = rules.check(path, &repo) {
+                        return (
+                            PermissionAnswer::Rejected,
+                            format!("{} [{}]", issue.message, issue.rule),
+                        );
+                    }
+                }
+            }
+            Err(err) => {
+                return (
+                    PermissionAnswer::Rejected,
+                    format!("the path policy could not be read: {err}"),
+                );
+            }
+        }
         (
             PermissionAnswer::Allowed,
             "edits files inside the repository".to_owned(),
@@ -210,6 +277,56 @@ impl EfixClient {
 const OUTSIDE: &str = "outside:";
 
 impl Collected {
+    /// Every tool call the agent reported, in order, as recorded.
+    pub(crate) fn tool_call_records(&self) -> Vec<ToolCall> {
+        self.order
+            .iter()
+            .filter_map(|id| self.tool_calls.get(id))
+            .map(|facts| ToolCall {
+                title: facts.title.clone().unwrap_or_default(),
+                kind: kind_name(facts.kind.unwrap_or(acp::ToolKind::Other)),
+                status: facts
+                    .status
+                    .map_or_else(|| "pending".to_owned(), status_name),
+                paths: facts.paths.iter().map(|p| shown(p).to_owned()).collect(),
+                asked: facts.asked,
+                unasked_run: facts.ran_unasked,
+            })
+            .collect()
+    }
+
+    /// The last updates, oldest first, one per line.
+    pub(crate) fn last_updates(&self) -> Vec<String> {
+        self.last.iter().cloned().collect()
+    }
+
+    fn remember(&mut self, id: &str, facts: ToolCallFacts) {
+        if !self.tool_calls.contains_key(id) {
+            if self.order.len() >= MAX_TOOL_CALLS {
+                self.dropped_tool_calls += 1;
+                return;
+            }
+            self.order.push(id.to_owned());
+        }
+        self.tool_calls.insert(id.to_owned(), facts);
+    }
+
+    fn note_update(&mut self, line: String) {
+        let mut line: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(UPDATE_CHARS)
+            .collect();
+        line = line.trim().to_owned();
+        if line.is_empty() {
+            return;
+        }
+        if self.last.len() >= LAST_UPDATES {
+            self.last.pop_front();
+        }
+        self.last.push_back(line);
+    }
+
     fn push_text(&mut self, text: &str) {
         let room = MAX_TEXT_BYTES.saturating_sub(self.text.len());
         if text.len() <= room {
@@ -226,6 +343,26 @@ impl Collected {
 }
 
 impl ToolCallFacts {
+    /// A new status; one past `pending` before any permission request means the tool call
+    /// runs without asking.
+    fn set_status(&mut self, status: acp::ToolCallStatus) {
+        if status != acp::ToolCallStatus::Pending && !self.asked {
+            self.ran_unasked = true;
+        }
+        self.status = Some(status);
+    }
+
+    /// The tool call as one line of the last updates.
+    fn line(&self) -> String {
+        format!(
+            "tool call `{}` ({}): {}",
+            self.title.clone().unwrap_or_default(),
+            kind_name(self.kind.unwrap_or(acp::ToolKind::Other)),
+            self.status
+                .map_or_else(|| "pending".to_owned(), status_name)
+        )
+    }
+
     /// Add what an update or a permission request says about the tool call.
     fn merge_with_root(&mut self, root: &Path, fields: &acp::ToolCallUpdateFields) {
         if let Some(title) = &fields.title {
@@ -233,6 +370,9 @@ impl ToolCallFacts {
         }
         if let Some(kind) = fields.kind {
             self.kind = Some(kind);
+        }
+        if let Some(status) = fields.status {
+            self.set_status(status);
         }
         let paths = paths_of(
             root,
@@ -259,6 +399,27 @@ fn option(
             .find(|o| o.kind == *kind)
             .map(|o| o.option_id.clone())
     })
+}
+
+fn status_name(status: acp::ToolCallStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "other".to_owned())
+}
+
+fn answer_name(answer: PermissionAnswer) -> &'static str {
+    match answer {
+        PermissionAnswer::Allowed => "allowed",
+        PermissionAnswer::Rejected => "rejected",
+        PermissionAnswer::Cancelled => "cancelled",
+    }
+}
+
+/// A path as the record shows it: without the internal mark of a path outside the
+/// repository (which shows as the absolute path it is).
+fn shown(path: &str) -> &str {
+    path.strip_prefix(OUTSIDE).unwrap_or(path)
 }
 
 fn kind_name(kind: acp::ToolKind) -> String {
@@ -380,6 +541,39 @@ mod tests {
         assert_eq!(inside(&root, Path::new("link/passwd")), None);
         assert_eq!(inside(&root, Path::new(".git/hooks/pre-commit")), None);
         assert_eq!(inside(&root, Path::new(".")), None);
+    }
+
+    #[test]
+    fn an_edit_of_a_protected_path_is_refused_when_the_agent_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = EfixClient {
+            collected: Rc::default(),
+            root: dir.path().canonicalize().unwrap(),
+            allow_edits: true,
+            paths: PatchPolicy::default(),
+        };
+        let decide = |path: &str| client.decide(acp::ToolKind::Edit, &[path.to_owned()]);
+        assert_eq!(
+            decide("src/lib.rs"),
+            (
+                PermissionAnswer::Allowed,
+                "edits files inside the repository".to_owned()
+            )
+        );
+        assert_eq!(
+            decide(".github/workflows/ci.yml"),
+            (
+                PermissionAnswer::Rejected,
+                "path \".github/workflows/ci.yml\" is protected by policy; leave it unchanged \
+                 [path.protected]"
+                    .to_owned()
+            )
+        );
+        let outside = format!("{OUTSIDE}/etc/passwd");
+        assert_eq!(
+            decide(&outside).1,
+            "/etc/passwd is outside the repository (or inside .git)"
+        );
     }
 
     #[test]

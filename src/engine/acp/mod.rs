@@ -18,23 +18,28 @@
 //! tree as its proposal and restores the tree (see `pipeline::tree`).
 
 mod client;
+mod failure;
 mod process;
+mod profile;
+mod session;
 
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_client_protocol::{self as acp, Agent as _};
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use agent_client_protocol as acp;
 
-use self::client::{Collected, EfixClient};
-use self::process::{BoundedLines, Pipes, StderrTail, drain_stderr, spawn_agent};
+use self::client::Collected;
+use self::process::{Pipes, StderrTail, drain_stderr, spawn_agent};
+use self::session::{Broke, Ended, Learned, converse};
 use super::{
     AnswerStyle, CallKind, CallMeta, CallOutcome, Engine, EngineError, EngineInfo, FixRequest,
     FixResponse, PlanRequest, PlanResponse, Prompt, Reply,
 };
 use crate::config::AcpMode;
+use crate::patch::PatchPolicy;
 use crate::runner::{Access, Agent, RunnerSettings, SandboxReport, Secret};
 
 /// How long efix waits for an agent that broke off the conversation to exit (500 ms).
@@ -43,6 +48,8 @@ const EXIT_WAIT: Duration = Duration::from_millis(500);
 const EXIT_POLL: Duration = Duration::from_millis(10);
 /// How long efix keeps reading the agent's stderr after stopping it (500 ms).
 const STDERR_DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+/// How often a running conversation looks whether the run was interrupted (50 ms).
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Everything needed to start and talk to the agent.
 #[derive(Debug, Clone)]
@@ -56,6 +63,10 @@ pub struct AcpSettings {
     pub runner: RunnerSettings,
     pub timeout: Duration,
     pub mode: AcpMode,
+    /// The path policy an edit must pass before efix allows it (protected paths).
+    pub paths: PatchPolicy,
+    /// Set when the run is interrupted (SIGINT, SIGTERM): the agent is killed at once.
+    pub cancel: Option<&'static AtomicBool>,
 }
 
 /// The ACP engine.
@@ -70,6 +81,15 @@ impl AcpEngine {
         if let Ok(root) = settings.root.canonicalize() {
             settings.root = root;
         }
+        // Gemini CLI loads no workspace settings from an untrusted folder (see `profile`).
+        settings
+            .runner
+            .env
+            .retain(|(name, _)| name != profile::GEMINI_TRUST_VARIABLE);
+        settings
+            .runner
+            .env
+            .push((profile::GEMINI_TRUST_VARIABLE.into(), "false".into()));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -80,7 +100,9 @@ impl AcpEngine {
         Ok(AcpEngine { settings, runtime })
     }
 
-    /// One conversation with one prompt; returns the agent's text and what happened.
+    /// One conversation with one prompt; returns the agent's text and what happened. A
+    /// conversation that fails keeps its record (permissions, tool calls, sandbox): the
+    /// failure is in the meta's `error`.
     fn ask(
         &mut self,
         prompt: &Prompt,
@@ -106,6 +128,7 @@ impl AcpEngine {
         let mut agent = spawn_agent(&settings.argv, &settings.root, access, &settings.runner)?;
         let stderr = Rc::new(RefCell::new(StderrTail::default()));
         let collected = Rc::new(RefCell::new(Collected::default()));
+        let learned = Rc::new(RefCell::new(Learned::default()));
         let local = tokio::task::LocalSet::new();
         let (result, drained) = self.runtime.block_on(local.run_until(talk(
             settings,
@@ -113,11 +136,16 @@ impl AcpEngine {
             text,
             allow_edits,
             limit,
-            (&stderr, &collected),
+            (&stderr, &collected, &learned),
         )));
         // The runner stops the agent outside the runtime: it waits for the group to end and
-        // sweeps what escaped it, which may take its grace period.
-        let sandbox = agent.stop();
+        // sweeps what escaped it, which may take its grace period (none when interrupted).
+        let interrupted = settings.cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+        let sandbox = if interrupted {
+            agent.kill()
+        } else {
+            agent.stop()
+        };
         record_sandbox(&sandbox);
         if let Some(drained) = drained {
             // Read what the agent wrote to stderr before it died (its pipe closes with it).
@@ -126,34 +154,51 @@ impl AcpEngine {
             }));
         }
         let tail = stderr.borrow().text();
-        let stop = result.map_err(|message| EngineError::Agent {
-            message: with_stderr(&message, &tail, &self.settings.runner.secrets),
-        })?;
         let collected = std::mem::take(&mut *collected.borrow_mut());
-        let (outcome, detail) = match stop {
-            _ if collected.cut => (
-                CallOutcome::Truncated,
-                Some(format!(
-                    "the agent's answer was longer than {} bytes and was cut",
-                    client::MAX_TEXT_BYTES
-                )),
-            ),
-            acp::StopReason::EndTurn => (CallOutcome::Answered, None),
-            acp::StopReason::MaxTokens | acp::StopReason::MaxTurnRequests => (
-                CallOutcome::Truncated,
-                Some("the agent stopped at its token or turn limit".to_owned()),
-            ),
-            acp::StopReason::Refusal => (
-                CallOutcome::Refused,
-                Some("the agent's stop reason is refusal".to_owned()),
-            ),
-            acp::StopReason::Cancelled => (
-                CallOutcome::Empty,
-                Some("the agent cancelled its turn".to_owned()),
-            ),
-            // A stop reason newer than this efix: take the answer as it is.
-            _ => (CallOutcome::Answered, None),
+        let learned = std::mem::take(&mut *learned.borrow_mut());
+        let secrets = &self.settings.runner.secrets;
+        let mut meta = CallMeta {
+            permissions: collected.permissions.clone(),
+            tool_calls: collected.tool_call_records(),
+            sandbox: Some(Box::new(sandbox)),
+            notes: learned.notes,
+            ..CallMeta::default()
         };
+        if collected.dropped_tool_calls > 0 {
+            meta.notes.push(format!(
+                "the agent reported {} more tool calls than the {} recorded",
+                collected.dropped_tool_calls,
+                client::MAX_TOOL_CALLS
+            ));
+        }
+        if let Some(note) = unasked_note(&meta.tool_calls) {
+            meta.notes.push(note);
+        }
+        let ended = match result {
+            Ok(ended) => ended,
+            Err(broke) => {
+                let mut message = broke.message;
+                if !broke.fatal {
+                    message =
+                        failure::explain(&message, &collected.last_updates(), &tail, settings);
+                }
+                meta.outcome = CallOutcome::Failed;
+                meta.error = Some(
+                    EngineError::Agent {
+                        message: with_stderr(&message, &tail, secrets),
+                    }
+                    .to_string(),
+                );
+                meta.fatal = broke.fatal;
+                hide_in_meta(secrets, &mut meta);
+                // What the agent was allowed to edit before it failed is efix's doing, not a
+                // write outside the protocol.
+                meta.edited_tree = allow_edits && !collected.allowed_paths.is_empty();
+                meta.allowed_paths = collected.allowed_paths;
+                return Ok((String::new(), meta));
+            }
+        };
+        let (outcome, detail) = outcome_of(&ended, &collected);
         let edited = allow_edits && !collected.allowed_paths.is_empty();
         let outcome = match outcome {
             CallOutcome::Answered if collected.text.trim().is_empty() && !edited => {
@@ -161,35 +206,151 @@ impl AcpEngine {
             }
             other => other,
         };
-        let meta = CallMeta {
-            outcome,
-            detail,
-            permissions: collected.permissions,
-            edited_tree: edited,
-            allowed_paths: collected.allowed_paths,
-            sandbox: Some(Box::new(sandbox)),
-            ..CallMeta::default()
+        meta.outcome = outcome;
+        meta.detail = detail;
+        meta.edited_tree = edited;
+        meta.allowed_paths = collected.allowed_paths;
+        meta.usage = ended.usage;
+        meta.model = ended.model;
+        meta.cost_usd = match &collected.cost {
+            Some((amount, currency)) if currency.eq_ignore_ascii_case("USD") => Some(*amount),
+            _ => None,
         };
-        Ok((collected.text, meta))
+        if meta.usage.is_none() && meta.cost_usd.is_none() {
+            meta.notes.push(
+                "the agent reported neither tokens nor cost for this call: budget.max-tokens \
+                 and budget.max-cost-usd cannot count it"
+                    .to_owned(),
+            );
+        }
+        let text = hide_values(secrets, &collected.text);
+        hide_in_meta(secrets, &mut meta);
+        Ok((text, meta))
     }
 }
 
-/// The conversation with a started agent within `limit`, and the task reading its stderr;
-/// `Err` is a sentence for the error (the stderr tail is added later).
+/// `text` with the values of `secrets` (the configured ones and those efix passed the agent)
+/// replaced by `[REDACTED:env:NAME]`: the agent got them, so its words may repeat them. Only
+/// exact values are replaced, not token-shaped text, which an answer's code may hold.
+fn hide_values(secrets: &[Secret], text: &str) -> String {
+    let Ok(matches) = crate::runner::secret_matches(secrets, text) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for found in matches.iter().filter(|m| m.rule.starts_with("env:")) {
+        if found.range.start < from {
+            continue;
+        }
+        out.push_str(&text[from..found.range.start]);
+        out.push_str(&format!("[REDACTED:{}]", found.rule));
+        from = found.range.end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// The agent's words in the record (titles, paths, reasons, notes) without the values.
+fn hide_in_meta(secrets: &[Secret], meta: &mut CallMeta) {
+    for permission in &mut meta.permissions {
+        permission.title = hide_values(secrets, &permission.title);
+        permission.reason = hide_values(secrets, &permission.reason);
+        for path in &mut permission.paths {
+            *path = hide_values(secrets, path);
+        }
+    }
+    for call in &mut meta.tool_calls {
+        call.title = hide_values(secrets, &call.title);
+        for path in &mut call.paths {
+            *path = hide_values(secrets, path);
+        }
+    }
+    for note in &mut meta.notes {
+        *note = hide_values(secrets, note);
+    }
+    if let Some(detail) = &mut meta.detail {
+        *detail = hide_values(secrets, detail);
+    }
+}
+
+/// How the turn ended, from its stop reason and the collected text.
+fn outcome_of(ended: &Ended, collected: &Collected) -> (CallOutcome, Option<String>) {
+    match ended.stop {
+        _ if collected.cut => (
+            CallOutcome::Truncated,
+            Some(format!(
+                "the agent's answer was longer than {} bytes and was cut",
+                client::MAX_TEXT_BYTES
+            )),
+        ),
+        acp::StopReason::EndTurn => (CallOutcome::Answered, None),
+        acp::StopReason::MaxTokens | acp::StopReason::MaxTurnRequests => (
+            CallOutcome::Truncated,
+            Some("the agent stopped at its token or turn limit".to_owned()),
+        ),
+        acp::StopReason::Refusal => (
+            CallOutcome::Refused,
+            Some("the agent's stop reason is refusal".to_owned()),
+        ),
+        acp::StopReason::Cancelled => (
+            CallOutcome::Empty,
+            Some("the agent cancelled its turn".to_owned()),
+        ),
+        // A stop reason newer than this efix: take the answer as it is.
+        _ => (CallOutcome::Answered, None),
+    }
+}
+
+/// The note on tool calls that changed something or ran a command without asking.
+fn unasked_note(calls: &[crate::engine::ToolCall]) -> Option<String> {
+    let risky: Vec<String> = calls
+        .iter()
+        .filter(|call| {
+            call.unasked_run && !matches!(call.kind.as_str(), "read" | "search" | "think")
+        })
+        .map(|call| format!("`{}` ({})", call.title, call.kind))
+        .collect();
+    if risky.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} tool call{} ran without a permission request (the agent's own settings allowed \
+         {}): {}",
+        risky.len(),
+        if risky.len() == 1 { "" } else { "s" },
+        if risky.len() == 1 { "it" } else { "them" },
+        risky.join(", ")
+    ))
+}
+
+/// What the conversation fills in while it runs: the agent's stderr tail, what it sent, and
+/// what efix learned about it.
+type Shared<'a> = (
+    &'a Rc<RefCell<StderrTail>>,
+    &'a Rc<RefCell<Collected>>,
+    &'a Rc<RefCell<Learned>>,
+);
+
+/// The conversation with a started agent within `limit`, and the task reading its stderr.
 async fn talk(
     settings: &AcpSettings,
     agent: &mut Agent,
     text: String,
     allow_edits: bool,
     limit: Duration,
-    (stderr, collected): (&Rc<RefCell<StderrTail>>, &Rc<RefCell<Collected>>),
-) -> (
-    Result<acp::StopReason, String>,
-    Option<tokio::task::JoinHandle<()>>,
-) {
+    (stderr, collected, learned): Shared<'_>,
+) -> (Result<Ended, Broke>, Option<tokio::task::JoinHandle<()>>) {
     let pipes = match Pipes::take(agent) {
         Ok(pipes) => pipes,
-        Err(message) => return (Err(message), None),
+        Err(message) => {
+            return (
+                Err(Broke {
+                    message,
+                    fatal: false,
+                }),
+                None,
+            );
+        }
     };
     let Pipes {
         stdin,
@@ -197,21 +358,49 @@ async fn talk(
         stderr: stderr_pipe,
     } = pipes;
     let drained = tokio::task::spawn_local(drain_stderr(stderr_pipe, Rc::clone(stderr)));
-    let conversation = converse(settings, (stdin, stdout), text, allow_edits, collected);
-    let result = match tokio::time::timeout(limit, conversation).await {
-        Ok(Ok(stop)) => Ok(stop),
-        // An agent that broke off has usually exited; say how, when it did so promptly.
-        Ok(Err(message)) => Err(match exited(agent).await {
-            Some(status) => format!("{message} (the agent exited: {status})"),
-            None => message,
+    let conversation = converse(
+        settings,
+        (stdin, stdout),
+        text,
+        allow_edits,
+        collected,
+        learned,
+    );
+    let result = tokio::select! {
+        outcome = tokio::time::timeout(limit, conversation) => match outcome {
+            Ok(Ok(ended)) => Ok(ended),
+            // An agent that broke off has usually exited; say how, when it did so promptly.
+            Ok(Err(mut broke)) => {
+                if let Some(status) = exited(agent).await {
+                    broke.message = format!("{} (the agent exited: {status})", broke.message);
+                }
+                Err(broke)
+            }
+            Err(_) => Err(Broke {
+                message: format!(
+                    "the agent did not finish within {} ms (acp.timeout-ms, or the run's time \
+                     budget); its process group was killed",
+                    limit.as_millis()
+                ),
+                fatal: false,
+            }),
+        },
+        () = interrupted(settings.cancel) => Err(Broke {
+            message: "the run was interrupted; the agent's process group was killed".to_owned(),
+            fatal: true,
         }),
-        Err(_) => Err(format!(
-            "the agent did not finish within {} ms (acp.timeout-ms, or the run's time \
-             budget); its process group was killed",
-            limit.as_millis()
-        )),
     };
     (result, Some(drained))
+}
+
+/// Resolves once the run is interrupted (never without a flag).
+async fn interrupted(cancel: Option<&'static AtomicBool>) {
+    let Some(cancel) = cancel else {
+        return std::future::pending().await;
+    };
+    while !cancel.load(Ordering::SeqCst) {
+        tokio::time::sleep(CANCEL_POLL).await;
+    }
 }
 
 /// How the agent exited, when it does within [`EXIT_WAIT`].
@@ -225,64 +414,6 @@ async fn exited(agent: &mut Agent) -> Option<std::process::ExitStatus> {
             return None;
         }
         tokio::time::sleep(EXIT_POLL).await;
-    }
-}
-
-/// The protocol over the agent's stdin and stdout.
-async fn converse(
-    settings: &AcpSettings,
-    (stdin, stdout): (tokio::process::ChildStdin, tokio::process::ChildStdout),
-    text: String,
-    allow_edits: bool,
-    collected: &Rc<RefCell<Collected>>,
-) -> Result<acp::StopReason, String> {
-    let handler = EfixClient {
-        collected: Rc::clone(collected),
-        root: settings.root.clone(),
-        allow_edits,
-    };
-    let (connection, io) = acp::ClientSideConnection::new(
-        handler,
-        stdin.compat_write(),
-        BoundedLines::new(stdout).compat(),
-        |task| {
-            tokio::task::spawn_local(task);
-        },
-    );
-    let conversation = async {
-        let init = connection
-            .initialize(
-                acp::InitializeRequest::new(acp::ProtocolVersion::V1)
-                    .client_capabilities(acp::ClientCapabilities::default())
-                    .client_info(acp::Implementation::new("efix", env!("CARGO_PKG_VERSION"))),
-            )
-            .await
-            .map_err(|err| format!("initialize failed: {err}"))?;
-        if init.protocol_version != acp::ProtocolVersion::V1 {
-            return Err(format!(
-                "the agent speaks ACP protocol version {}; efix speaks version 1",
-                serde_json::to_string(&init.protocol_version).unwrap_or_default()
-            ));
-        }
-        let session = connection
-            .new_session(acp::NewSessionRequest::new(settings.root.clone()))
-            .await
-            .map_err(|err| format!("session/new failed: {err}"))?;
-        let response = connection
-            .prompt(acp::PromptRequest::new(
-                session.session_id,
-                vec![acp::ContentBlock::from(text)],
-            ))
-            .await
-            .map_err(|err| format!("session/prompt failed: {err}"))?;
-        Ok(response.stop_reason)
-    };
-    tokio::select! {
-        result = conversation => result,
-        ended = io => Err(match ended {
-            Ok(()) => "the agent closed its output before answering".to_owned(),
-            Err(err) => format!("the connection failed: {err}"),
-        }),
     }
 }
 
@@ -352,5 +483,63 @@ impl Engine for AcpEngine {
             response: FixResponse::from_text(&text),
             meta,
         })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Settings for an agent in a scratch repository, with the runner's test settings.
+    pub(crate) fn settings() -> AcpSettings {
+        AcpSettings {
+            argv: vec!["true".to_owned()],
+            root: std::env::temp_dir().join("efix-acp-test-repo"),
+            runner: crate::runner::tests::settings(),
+            timeout: Duration::from_secs(5),
+            mode: AcpMode::Answer,
+            paths: PatchPolicy::default(),
+            cancel: None,
+        }
+    }
+
+    #[test]
+    fn values_passed_to_the_agent_are_hidden_in_its_words_but_token_shapes_are_kept() {
+        let secrets = [Secret {
+            name: "GATEWAY".to_owned(),
+            value: "gw-credential-123456".to_owned(),
+        }];
+        assert_eq!(
+            hide_values(
+                &secrets,
+                "token gw-credential-123456 and ghp_000000000000000000000000000000000000"
+            ),
+            "token [REDACTED:env:GATEWAY] and ghp_000000000000000000000000000000000000"
+        );
+    }
+
+    #[test]
+    fn tool_calls_that_change_things_without_asking_are_named() {
+        let call = |title: &str, kind: &str, unasked_run: bool| crate::engine::ToolCall {
+            title: title.to_owned(),
+            kind: kind.to_owned(),
+            status: "completed".to_owned(),
+            paths: Vec::new(),
+            asked: !unasked_run,
+            unasked_run,
+        };
+        assert_eq!(
+            unasked_note(&[
+                call("Read calc.py", "read", true),
+                call("curl example.com", "execute", true),
+                call("Edit calc.py", "edit", false),
+            ]),
+            Some(
+                "1 tool call ran without a permission request (the agent's own settings \
+                 allowed it): `curl example.com` (execute)"
+                    .to_owned()
+            )
+        );
+        assert_eq!(unasked_note(&[call("Read", "read", true)]), None);
     }
 }

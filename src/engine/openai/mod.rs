@@ -181,7 +181,7 @@ impl OpenaiEngine {
             }
             Exchanged::Done(raw) => {
                 let retries = raw.meta.retries;
-                (raw, retries)
+                (*raw, retries)
             }
         };
         let broken = structured
@@ -217,7 +217,7 @@ impl OpenaiEngine {
             Exchanged::Done(mut raw) => {
                 raw.meta.fallback = Some(reason);
                 raw.meta.retries += retries;
-                Ok(raw)
+                Ok(*raw)
             }
             Exchanged::Refused { message } => Err(EngineError::Rejected {
                 status: 400,
@@ -269,7 +269,7 @@ impl OpenaiEngine {
             serde_json::from_slice(&answer.body).map_err(|err| EngineError::BadResponse {
                 message: format!("it is not a chat completion ({err})"),
             })?;
-        Ok(Exchanged::Done(read(completion, retries)))
+        Ok(Exchanged::Done(Box::new(read(completion, retries))))
     }
 
     fn body(&self, kind: CallKind, prompt: &Prompt, structured: bool) -> Vec<u8> {
@@ -299,7 +299,7 @@ impl OpenaiEngine {
 }
 
 enum Exchanged {
-    Done(Raw),
+    Done(Box<Raw>),
     /// HTTP 400 about `response_format`.
     Refused {
         message: String,

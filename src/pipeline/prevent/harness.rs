@@ -115,6 +115,8 @@ mod tests {
                 errors: 0,
                 lists_passed: false,
             }),
+            channel: None,
+            confirms: None,
         }
     }
 
