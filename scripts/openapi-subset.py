@@ -41,6 +41,7 @@ OPERATIONS = [
     ("post", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs"),
+    ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs"),
 ]
 
 

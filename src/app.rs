@@ -61,6 +61,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Command::Verify(args) => verify(&args.artifacts, &env),
         Command::Restore(args) => restore(args.repo.unwrap_or_else(cwd)),
         Command::Publish(args) => publish_command(args, &env),
+        Command::Triage(args) => crate::triage::run(args, &env),
     }
 }
 

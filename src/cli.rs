@@ -62,7 +62,36 @@ pub enum Command {
     /// the GitHub REST API (a run without a proven fix: the comment only).
     #[command(after_help = PUBLISH_EXIT_CODES)]
     Publish(PublishArgs),
+    /// Group the failures of a red CI run by cause and print a GitHub Actions job matrix with
+    /// one entry per cause: the command that reproduces exactly its tests, the tests, the
+    /// cause. Reads JUnit reports, runner logs, or a workflow run's failed jobs on GitHub.
+    #[command(after_help = TRIAGE_EXIT_CODES)]
+    Triage(TriageArgs),
 }
+
+const TRIAGE_EXIT_CODES: &str = "\
+Output:
+  stdout          {\"include\":[{\"id\",\"command\",\"tests\",\"cause\"}]}, for strategy.matrix
+  --github-output matrix=<the JSON>, jobs=<entries>, failures=<failing tests>
+                  (default: $GITHUB_OUTPUT when set)
+  --summary       a Markdown table of the groups and of what was left out and why
+                  (default: $GITHUB_STEP_SUMMARY when set)
+
+Cause: the deepest stack frame outside the test's own file and outside the runtime and
+dependencies (file:line), else the failure message with addresses, durations and
+temporary paths taken out, else the test's file. Each command is checked against
+commands.allow. A cause whose command already has an open efix pull request (a branch
+efix/<issue or run>-<hash of the command>) is skipped when a token is available.
+
+Exit codes:
+  0  a matrix was written (empty when every cause already has an open efix pull request)
+  2  usage or input error: an unreadable, malformed or truncated report or log (the message
+     names the file and line), a runner that cannot be told, GitHub refused a request
+  3  the inputs hold no failing test: nothing to triage
+  4  every cause's command is refused by commands.allow
+
+GitHub context (--run-id and the open pull request check): GITHUB_API_URL,
+GITHUB_REPOSITORY and the token in --token-env.";
 
 const PUBLISH_EXIT_CODES: &str = "\
 Exit codes:
@@ -213,6 +242,65 @@ pub struct RestoreArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
+}
+
+/// The runners `efix triage` builds commands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunnerArg {
+    Pytest,
+    Jest,
+    Vitest,
+    Cargo,
+    Go,
+    Node,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).multiple(true)))]
+pub struct TriageArgs {
+    /// A JUnit XML report, or a directory searched for *.xml (repeatable): pytest
+    /// --junitxml, jest-junit, vitest --reporter=junit, cargo-nextest, go-junit-report,
+    /// gotestsum --junitfile, node --test-reporter=junit.
+    #[arg(long, value_name = "PATH", group = "input")]
+    pub junit: Vec<PathBuf>,
+    /// A test runner's log (repeatable): cargo test, nextest, pytest, jest, vitest, go test
+    /// (text or -json), node --test; GitHub's timestamps are removed.
+    #[arg(long, value_name = "FILE", group = "input")]
+    pub log: Vec<PathBuf>,
+    /// A workflow run of GITHUB_REPOSITORY: the logs of its failed jobs (latest attempt),
+    /// read through the REST API with the token in --token-env (`actions: read`).
+    #[arg(long, value_name = "N", group = "input")]
+    pub run_id: Option<u64>,
+    /// The runner that wrote the inputs, when their content does not say.
+    #[arg(long, value_enum)]
+    pub runner: Option<RunnerArg>,
+    /// The program the commands start with instead of the runner's default (pytest, npx
+    /// jest, npx vitest run, cargo test, go test, node --test), e.g. "python -m pytest".
+    #[arg(long, value_name = "CMD")]
+    pub runner_command: Option<String>,
+    /// The checkout the failed run used (default: the current directory): paths in stacks
+    /// are made relative to it, and its .efix.yml and go.mod are read.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Configuration file (default: .efix.yml under --root, if present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// At most this many matrix entries, largest groups first; the rest are listed as left
+    /// out.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub max_jobs: u64,
+    /// Append `matrix`, `jobs` and `failures` to this GitHub Actions output file.
+    #[arg(long, value_name = "FILE")]
+    pub github_output: Option<PathBuf>,
+    /// Append the Markdown table to this file.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// The variable holding the GitHub token.
+    #[arg(long, value_name = "NAME", default_value = "GITHUB_TOKEN")]
+    pub token_env: String,
+    /// Do not look for open efix pull requests, even with a token.
+    #[arg(long)]
+    pub no_open_check: bool,
 }
 
 #[derive(Debug, Args)]

@@ -23,6 +23,7 @@ pub mod publish;
 pub mod report;
 pub mod runner;
 pub mod testreport;
+pub mod triage;
 
 mod app;
 

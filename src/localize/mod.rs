@@ -31,5 +31,6 @@ mod follow_tests;
 mod tests;
 
 pub use candidate::Candidate;
+pub(crate) use extract::strip_ansi;
 pub use extract::{Location, extract_locations};
 pub use rank::localize;

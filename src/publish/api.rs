@@ -27,6 +27,7 @@ pub(crate) enum Op {
     CreateReaction,
     GetPermission,
     ListJobs,
+    DownloadJobLogs,
 }
 
 /// The permission of the Actions token an operation needs, named as in a workflow's
@@ -61,7 +62,7 @@ impl Permission {
 impl Op {
     /// Every operation, in the order a publish uses them.
     #[cfg(test)]
-    pub(crate) const ALL: [Op; 16] = [
+    pub(crate) const ALL: [Op; 17] = [
         Op::GetCommit,
         Op::CreateBlob,
         Op::CreateTree,
@@ -78,6 +79,7 @@ impl Op {
         Op::CreateReaction,
         Op::GetPermission,
         Op::ListJobs,
+        Op::DownloadJobLogs,
     ];
 
     /// (method, path template, operationId).
@@ -139,6 +141,11 @@ impl Op {
                 "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
                 "actions/list-jobs-for-workflow-run",
             ),
+            Op::DownloadJobLogs => (
+                "GET",
+                "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs",
+                "actions/download-job-logs-for-workflow-run",
+            ),
         }
     }
 
@@ -174,6 +181,7 @@ impl Op {
             Op::CreateReaction => "react to the comment",
             Op::GetPermission => "read the commenter's permission",
             Op::ListJobs => "list the jobs of the workflow run",
+            Op::DownloadJobLogs => "download the log of a failed job",
         }
     }
 
@@ -188,7 +196,7 @@ impl Op {
             Op::CreatePull | Op::UpdatePull => Permission::PullRequestsWrite,
             Op::AddLabels | Op::CreateComment | Op::CreateReaction => Permission::IssuesWrite,
             Op::GetPermission => Permission::Metadata,
-            Op::ListJobs => Permission::ActionsRead,
+            Op::ListJobs | Op::DownloadJobLogs => Permission::ActionsRead,
         }
     }
 

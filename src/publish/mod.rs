@@ -9,7 +9,8 @@
 //! Layout: `event` (the Actions context and payloads), `gate` (trigger checks), `api` (the
 //! operations and requests), `client` (HTTP, retries), `retry` and `remedy` (when to retry,
 //! what to tell the user), `github` (calls with errors turned into remedies), `commit` and
-//! `pull` (the Git Data API and pull requests), `deliver` (the publish flow), `dry_run`.
+//! `pull` (the Git Data API and pull requests), `deliver` (the publish flow), `dry_run`,
+//! `runs` (what `efix triage` reads: failed jobs' logs, open efix pull requests).
 
 mod api;
 mod client;
@@ -23,12 +24,14 @@ mod github;
 mod pull;
 mod remedy;
 mod retry;
+mod runs;
 
 pub use deliver::{Options, Report};
 pub use error::PublishError;
 pub use event::{Event, GithubEnv};
 pub use gate::{Inputs, Refusal, Verdict};
 pub use pull::{Comment, PullRequest};
+pub use runs::{JobLog, Runs, branch_is_for};
 
 use crate::config::Config;
 use crate::evidence::Evidence;

@@ -41,9 +41,11 @@ pub(crate) fn remedy(op: Op, reply: &Reply, repository: &str) -> String {
                               on a commit that GitHub has) or run efix on a pushed commit"
                 .to_owned(),
             Op::GetPull => "the pull request does not exist in this repository".to_owned(),
-            Op::ListJobs => "the workflow run is not in this repository, or the token lacks \
+            Op::ListJobs | Op::DownloadJobLogs => {
+                "the workflow run is not in this repository, or the token lacks \
                              `actions: read`"
-                .to_owned(),
+                    .to_owned()
+            }
             _ => format!(
                 "{repository} is not visible to this token, or does not exist: check \
                  GITHUB_REPOSITORY and that the token has `{permission}` on it"

@@ -125,7 +125,9 @@ fn attribute(attributes: &str, key: &str) -> Option<String> {
     }
 }
 
-fn unescape(text: &str) -> String {
+/// `text` with XML's predefined entities and character references decoded; an unknown or
+/// broken entity stays as written.
+pub(crate) fn unescape(text: &str) -> String {
     if !text.contains('&') {
         return text.to_owned();
     }

@@ -32,6 +32,7 @@ pub(crate) use detect::console_lines;
 pub use detect::parse;
 pub use jest_json::parse_jest_json;
 pub use junit::parse_junit_xml;
+pub(crate) use junit::unescape as xml_unescape;
 pub use mocha_json::parse_mocha_json;
 pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};

@@ -27,6 +27,8 @@ const INPUTS: &[&str] = &[
     "labels",
     "artifacts-dir",
     "version",
+    "mode",
+    "max-jobs",
     "fallback",
 ];
 const OUTPUTS: &[&str] = &[
@@ -34,6 +36,8 @@ const OUTPUTS: &[&str] = &[
     "exit-code",
     "pr-url",
     "pr-number",
+    "matrix",
+    "jobs",
     "artifacts-dir",
 ];
 
@@ -213,6 +217,46 @@ fn the_run_step_passes_inputs_as_single_words_and_records_the_outputs() {
     );
     assert_eq!(lines[3], "result=error");
     assert!(!Path::new("pwned").exists());
+}
+
+#[test]
+fn the_triage_step_passes_the_run_and_treats_nothing_to_triage_as_success() {
+    for (exit, success) in [("0", true), ("3", true), ("4", true), ("2", false)] {
+        let stub = Stub::new();
+        let output = stub.script(
+            "action-triage.sh",
+            &[
+                ("EFIX_RUN_ID", "5550001"),
+                ("INPUT_MAX_JOBS", "4"),
+                ("INPUT_CONFIG", "ci/efix.yml"),
+                ("EFIX_STUB_EXIT", exit),
+            ],
+        );
+        assert_eq!(output.status.success(), success, "exit {exit}: {output:?}");
+        assert_eq!(
+            stub.argv(),
+            [
+                "triage",
+                "--run-id",
+                "5550001",
+                "--max-jobs",
+                "4",
+                "--config",
+                "ci/efix.yml"
+            ]
+        );
+    }
+    let stub = Stub::new();
+    let output = stub.script("action-triage.sh", &[("INPUT_MAX_JOBS", "4")]);
+    assert!(!output.status.success());
+    assert!(!stub.path("argv").exists());
+    let stub = Stub::new();
+    let output = stub.script(
+        "action-triage.sh",
+        &[("EFIX_RUN_ID", "1"), ("INPUT_MAX_JOBS", "4; id")],
+    );
+    assert!(!output.status.success());
+    assert!(!stub.path("argv").exists());
 }
 
 #[test]

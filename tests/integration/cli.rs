@@ -271,6 +271,12 @@ impl ArgPath for Efix {
     }
 }
 
+#[test]
+fn triage_help_documents_every_flag_the_outputs_and_the_exit_codes() {
+    let run = Efix::new().args(["triage", "--help"]).run().expect_code(0);
+    insta::assert_snapshot!(run.stdout());
+}
+
 /// A directory outside any repository is a usage error that reads as a sentence and says
 /// what to do, for every command that takes `--repo` (it read "failed to /tmp is not inside a
 /// git repository").

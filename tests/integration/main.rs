@@ -35,4 +35,5 @@ mod publish;
 mod real_agents;
 mod runner;
 mod suites;
+mod triage;
 mod trigger;

@@ -73,6 +73,8 @@ pub struct State {
     /// Pull requests that exist before the test (number → head repository).
     pub foreign_pulls: BTreeMap<u64, String>,
     pub jobs: Value,
+    /// Job id → its log, served as GitHub does: a redirect to a blob URL holding the text.
+    pub job_logs: BTreeMap<u64, String>,
     pub scripted: VecDeque<Scripted>,
     next_number: u64,
 }
@@ -114,6 +116,7 @@ impl FakeGithub {
             permissions: BTreeMap::new(),
             foreign_pulls: BTreeMap::new(),
             jobs: json!({"total_count": 0, "jobs": []}),
+            job_logs: BTreeMap::new(),
             scripted: VecDeque::new(),
             next_number: 100,
         }));
@@ -225,6 +228,25 @@ fn invalid(message: &str) -> HttpResponse {
 }
 
 fn handle(state: &mut State, openapi: &OpenApi, request: HttpRequest) -> HttpResponse {
+    // Where a log download redirects to: blob storage, outside the REST API.
+    if let Some(id) = request.path.strip_prefix("/_blob/job-logs/") {
+        state.seen.push(Seen {
+            method: request.method.clone(),
+            path: request.path.clone(),
+            query: request.query.clone(),
+            headers: request.headers.clone(),
+            body: Value::Null,
+            operation: None,
+        });
+        return match id.parse().ok().and_then(|id: u64| state.job_logs.get(&id)) {
+            Some(log) => HttpResponse {
+                status: 200,
+                headers: vec![("Content-Type".to_owned(), "text/plain".to_owned())],
+                body: log.clone().into_bytes(),
+            },
+            None => not_found(),
+        };
+    }
     let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
     let checked = openapi.check(&request);
     state.seen.push(Seen {
@@ -343,6 +365,20 @@ fn handle(state: &mut State, openapi: &OpenApi, request: HttpRequest) -> HttpRes
             )
         }
         "actions/list-jobs-for-workflow-run" => HttpResponse::json(200, &state.jobs),
+        "actions/download-job-logs-for-workflow-run" => {
+            if state.job_logs.contains_key(&param(2).parse().unwrap_or(0)) {
+                HttpResponse {
+                    status: 302,
+                    headers: vec![(
+                        "Location".to_owned(),
+                        format!("/_blob/job-logs/{}", param(2)),
+                    )],
+                    body: Vec::new(),
+                }
+            } else {
+                not_found()
+            }
+        }
         _ => not_found(),
     }
 }
