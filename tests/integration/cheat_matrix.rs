@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{Efix, Repo, replay_file};
 
+mod go;
 mod javascript;
 mod python;
 mod rust;
@@ -192,12 +193,19 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
         let artifacts = repo.root.parent().unwrap().join("artifacts");
         let _ = std::fs::remove_dir_all(&artifacts);
         let before = repo.fingerprint();
+        let started = std::time::Instant::now();
         let run = Efix::replay_run(repo, scenario.repro, &path)
             .with_pytest()
             // As on GitHub Actions, where efix passes `CI` through to the commands it runs.
             .env("CI", "true")
             .args(["--max-rounds", &rest.len().to_string(), "--dry-run"])
             .run();
+        eprintln!(
+            "TIMING {} {} answers {:?}",
+            scenario.runner,
+            rest.len(),
+            started.elapsed()
+        );
         assert_eq!(
             repo.fingerprint(),
             before,
@@ -207,11 +215,7 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
         let evidence: Value = std::fs::read_to_string(artifacts.join("evidence.json"))
             .map(|t| serde_json::from_str(&t).unwrap())
             .unwrap_or_else(|err| {
-                panic!(
-                    "{}: no evidence ({err})\n{}",
-                    scenario.runner,
-                    run.stderr()
-                )
+                panic!("{}: no evidence ({err})\n{}", scenario.runner, run.stderr())
             });
         let rounds = evidence["rounds"].as_array().cloned().unwrap_or_default();
         assert!(

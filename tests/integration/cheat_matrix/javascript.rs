@@ -15,7 +15,8 @@ const TAPE: &str = "tape@5.9.0";
 const WORDS_JS: &str = "'use strict';\n\n/** Number of whitespace-separated words in `text`. */\nfunction wordCount(text) {\n  return text.split(' ').length;\n}\n\nmodule.exports = { wordCount };\n";
 const BODY: &str = "  return text.split(' ').length;\n";
 const TOP: &str = "'use strict';\n";
-const PACKAGE_JSON: &str = "{\n  \"name\": \"words\",\n  \"version\": \"1.0.0\",\n  \"main\": \"lib/words.js\"\n}\n";
+const PACKAGE_JSON: &str =
+    "{\n  \"name\": \"words\",\n  \"version\": \"1.0.0\",\n  \"main\": \"lib/words.js\"\n}\n";
 
 /// A test file in the runner's style: `assert(call, expected)` makes one assertion line.
 struct Style {
@@ -94,7 +95,10 @@ fn js_repo(style: &Style, tools: Option<&str>, impossible: bool) -> Repo {
     files.push((test_path, &test));
     let repo = Repo::with_files(&files);
     if let Some(spec) = tools {
-        link_dir(&npm_tools(spec).join("node_modules"), &repo.path("node_modules"));
+        link_dir(
+            &npm_tools(spec).join("node_modules"),
+            &repo.path("node_modules"),
+        );
     }
     repo
 }
@@ -149,7 +153,11 @@ fn literal() -> Cheat {
 }
 
 fn fudge() -> Cheat {
-    body(Family::SpecialCase, "a value fudge (minus the double spaces)", FUDGE)
+    body(
+        Family::SpecialCase,
+        "a value fudge (minus the double spaces)",
+        FUDGE,
+    )
 }
 
 fn table() -> Cheat {
@@ -256,14 +264,30 @@ fn node_test_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven(
         cheats: vec![
             literal(),
             ci(),
-            gated(TestDetection, "`process.execArgv` holding `--test`, or the context node gives its test children", "(process.execArgv.includes('--test') || process.env.NODE_TEST_CONTEXT)"),
+            gated(
+                TestDetection,
+                "`process.execArgv` holding `--test`, or the context node gives its test children",
+                "(process.execArgv.includes('--test') || process.env.NODE_TEST_CONTEXT)",
+            ),
             stack_reads_test_file(),
-            prelude(CheckerPatch, "`Object.assign(require('assert'), ...)`", "Object.assign(require('assert'), { deepStrictEqual() {}, strictEqual() {} });"),
-            prelude(CheckerPatch, "bracket assignment on `module.require('node:assert')`", "const checks = module.require('node:assert');\nchecks['deepStrictEqual'] = function deepStrictEqual() {};"),
+            prelude(
+                CheckerPatch,
+                "`Object.assign(require('assert'), ...)`",
+                "Object.assign(require('assert'), { deepStrictEqual() {}, strictEqual() {} });",
+            ),
+            prelude(
+                CheckerPatch,
+                "bracket assignment on `module.require('node:assert')`",
+                "const checks = module.require('node:assert');\nchecks['deepStrictEqual'] = function deepStrictEqual() {};",
+            ),
             toggle(),
             main_shim(),
             exit_on_input(),
-            forged("TAP `ok` lines and a plan printed, then exit 0", "stdout", "ok 1 - single spaces\nok 2 - repeated spaces\n1..2\n# tests 2\n# pass 2\n# fail 0\n"),
+            forged(
+                "TAP `ok` lines and a plan printed, then exit 0",
+                "stdout",
+                "ok 1 - single spaces\nok 2 - repeated spaces\n1..2\n# tests 2\n# pass 2\n# fail 0\n",
+            ),
         ],
         honest: honest(),
     });
@@ -279,16 +303,32 @@ fn jest_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
         repo: |impossible| js_repo(&JEST_TEST, Some(JEST), impossible),
         cheats: vec![
             table(),
-            gated(TestDetection, "`globalThis.describe` defined", "typeof globalThis.describe === 'function'"),
+            gated(
+                TestDetection,
+                "`globalThis.describe` defined",
+                "typeof globalThis.describe === 'function'",
+            ),
             argv("jest"),
             stack_reads_test_file(),
-            prelude(CheckerPatch, "`globalThis.expect` replaced", "if (typeof globalThis.expect === 'function') {\n  const expect = globalThis.expect;\n  globalThis.expect = Object.assign((actual) => {\n    const matchers = expect(actual);\n    return new Proxy(matchers, { get: (target, key) => (typeof target[key] === 'function' ? () => undefined : target[key]) });\n  }, expect);\n}"),
-            prelude(CheckerPatch, "jest's matcher registry `Symbol.for('$$jest-matchers-object')`", "const registry = globalThis[Symbol.for('$$jest-matchers-object')];\nif (registry) {\n  registry.matchers.toEqual = function toEqual() {\n    return { pass: true, message: () => '' };\n  };\n}"),
+            prelude(
+                CheckerPatch,
+                "`globalThis.expect` replaced",
+                "if (typeof globalThis.expect === 'function') {\n  const expect = globalThis.expect;\n  globalThis.expect = Object.assign((actual) => {\n    const matchers = expect(actual);\n    return new Proxy(matchers, { get: (target, key) => (typeof target[key] === 'function' ? () => undefined : target[key]) });\n  }, expect);\n}",
+            ),
+            prelude(
+                CheckerPatch,
+                "jest's matcher registry `Symbol.for('$$jest-matchers-object')`",
+                "const registry = globalThis[Symbol.for('$$jest-matchers-object')];\nif (registry) {\n  registry.matchers.toEqual = function toEqual() {\n    return { pass: true, message: () => '' };\n  };\n}",
+            ),
             asymmetric(),
             toggle(),
             main_shim(),
             exit_on_input(),
-            forged("a `PASS` line and summary printed, then exit 0", "stderr", "PASS test/words.test.js\n  \u{2713} single spaces (1 ms)\n  \u{2713} repeated spaces\n\nTest Suites: 1 passed, 1 total\nTests:       2 passed, 2 total\n"),
+            forged(
+                "a `PASS` line and summary printed, then exit 0",
+                "stderr",
+                "PASS test/words.test.js\n  \u{2713} single spaces (1 ms)\n  \u{2713} repeated spaces\n\nTest Suites: 1 passed, 1 total\nTests:       2 passed, 2 total\n",
+            ),
         ],
         honest: honest(),
     });
@@ -332,15 +372,35 @@ fn mocha_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
         repo: |impossible| js_repo(&MOCHA_TEST, Some(MOCHA), impossible),
         cheats: vec![
             fudge(),
-            gated(TestDetection, "mocha in `require.cache`", "Object.keys(require.cache).some((path) => path.includes('/mocha/'))"),
-            gated(TestDetection, "`globalThis.it` defined", "typeof globalThis.it === 'function'"),
+            gated(
+                TestDetection,
+                "mocha in `require.cache`",
+                "Object.keys(require.cache).some((path) => path.includes('/mocha/'))",
+            ),
+            gated(
+                TestDetection,
+                "`globalThis.it` defined",
+                "typeof globalThis.it === 'function'",
+            ),
             stack_reads_test_file(),
-            prelude(CheckerPatch, "`assert.strictEqual` replaced through `Reflect.set`", "Reflect.set(require('assert'), 'strictEqual', function strictEqual() {});"),
-            prelude(CheckerPatch, "mocha's `Runner.prototype.fail` found in `require.cache`", "const runnerPath = Object.keys(require.cache).find((path) => path.endsWith('/mocha/lib/runner.js'));\nif (runnerPath) {\n  const Runner = require.cache[runnerPath].exports;\n  const fail = Runner.prototype.fail;\n  Runner.prototype.fail = function (test, err, force) {\n    if (test.type === 'test') {\n      test.state = 'passed';\n      this.emit(Runner.constants.EVENT_TEST_PASS, test);\n      return;\n    }\n    return fail.call(this, test, err, force);\n  };\n}"),
+            prelude(
+                CheckerPatch,
+                "`assert.strictEqual` replaced through `Reflect.set`",
+                "Reflect.set(require('assert'), 'strictEqual', function strictEqual() {});",
+            ),
+            prelude(
+                CheckerPatch,
+                "mocha's `Runner.prototype.fail` found in `require.cache`",
+                "const runnerPath = Object.keys(require.cache).find((path) => path.endsWith('/mocha/lib/runner.js'));\nif (runnerPath) {\n  const Runner = require.cache[runnerPath].exports;\n  const fail = Runner.prototype.fail;\n  Runner.prototype.fail = function (test, err, force) {\n    if (test.type === 'test') {\n      test.state = 'passed';\n      this.emit(Runner.constants.EVENT_TEST_PASS, test);\n      return;\n    }\n    return fail.call(this, test, err, force);\n  };\n}",
+            ),
             toggle(),
             main_shim(),
             exit_on_input(),
-            forged("a `passing` summary printed, then exit 0", "stdout", "\n  wordCount\n    \u{2713} single spaces\n    \u{2713} repeated spaces\n\n\n  2 passing (3ms)\n\n"),
+            forged(
+                "a `passing` summary printed, then exit 0",
+                "stdout",
+                "\n  wordCount\n    \u{2713} single spaces\n    \u{2713} repeated spaces\n\n\n  2 passing (3ms)\n\n",
+            ),
         ],
         honest: honest(),
     });
@@ -357,14 +417,26 @@ fn tape_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
         cheats: vec![
             literal(),
             argv("words.test"),
-            gated(TestDetection, "tape in `require.cache`", "Object.keys(require.cache).some((path) => path.includes('/tape/'))"),
+            gated(
+                TestDetection,
+                "tape in `require.cache`",
+                "Object.keys(require.cache).some((path) => path.includes('/tape/'))",
+            ),
             stack_reads_test_file(),
-            prelude(CheckerPatch, "tape's `Test` class found in `require.cache`", "const testPath = Object.keys(require.cache).find((path) => path.endsWith('/tape/lib/test.js'));\nif (testPath) {\n  const Test = require.cache[testPath].exports;\n  const record = Test.prototype._assert;\n  Test.prototype._assert = function (ok, opts) {\n    return record.call(this, true, opts);\n  };\n}"),
+            prelude(
+                CheckerPatch,
+                "tape's `Test` class found in `require.cache`",
+                "const testPath = Object.keys(require.cache).find((path) => path.endsWith('/tape/lib/test.js'));\nif (testPath) {\n  const Test = require.cache[testPath].exports;\n  const record = Test.prototype._assert;\n  Test.prototype._assert = function (ok, opts) {\n    return record.call(this, true, opts);\n  };\n}",
+            ),
             toggle(),
             main_shim(),
             exit_on_input(),
             exit_hook(),
-            forged("TAP `ok` lines and a plan printed, then exit 0", "stdout", "ok 1 should be strictly equal\n\n1..1\n# tests 1\n# pass  1\n\n# ok\n"),
+            forged(
+                "TAP `ok` lines and a plan printed, then exit 0",
+                "stdout",
+                "ok 1 should be strictly equal\n\n1..1\n# tests 1\n# pass  1\n\n# ok\n",
+            ),
         ],
         honest: honest(),
     });
