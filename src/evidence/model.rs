@@ -243,6 +243,27 @@ pub struct SecretsFound {
     pub rules: Vec<String>,
     /// What `security.secrets-in-prompt` made of them.
     pub action: SecretsInPrompt,
+    /// Every match, placeholders (test data sent as it is) included, with where it sits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detections: Vec<SecretDetection>,
+}
+
+/// One match of a secret rule in a prompt: never the value, only the rule and the place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SecretDetection {
+    /// The rule that matched (`url-credentials`, `github-token`, `env:NAME`, ...).
+    pub rule: String,
+    /// The repository file the prompt quoted it from, when it sits in a quoted file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Why it is test data rather than a secret (a reserved host, placeholder words, low
+    /// entropy); absent for a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
 }
 
 /// The pipeline phase a command belongs to.

@@ -125,7 +125,9 @@ fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
             cut.section, cut.bytes, cut.kept
         ));
     }
-    if let Some(secrets) = &call.secrets {
+    if let Some(secrets) = &call.secrets
+        && secrets.count > 0
+    {
         notes.push(format!(
             "{} secret{} in the prompt ({}): {}",
             secrets.count,
@@ -137,6 +139,27 @@ fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
                 crate::config::SecretsInPrompt::Tokenize => "replaced by placeholders",
             }
         ));
+    }
+    if let Some(secrets) = &call.secrets {
+        let test_data: Vec<String> = secrets
+            .detections
+            .iter()
+            .filter_map(|d| {
+                let why = d.placeholder.as_ref()?;
+                let place = match (&d.file, d.line) {
+                    (Some(file), Some(line)) => format!("`{file}:{line}`"),
+                    (Some(file), None) => format!("`{file}`"),
+                    _ => "the failure output".to_owned(),
+                };
+                Some(format!("{} at {place} ({why})", d.rule))
+            })
+            .collect();
+        if !test_data.is_empty() {
+            notes.push(format!(
+                "sent as test data, not secrets: {}",
+                one_line(&test_data.join("; "))
+            ));
+        }
     }
     for permission in &call.permissions {
         notes.push(format!(

@@ -6,14 +6,23 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     /// `path` is not inside a git repository; the user must run efix in one (or `git init`).
-    #[error("{path} is not inside a git repository")]
+    #[error(
+        "find a git repository at {}: it is not inside one; run efix in the checkout of the \
+         project to fix, or pass its path with --repo DIR (a new project needs `git init` and \
+         a first commit)",
+        path.display()
+    )]
     NotARepository { path: PathBuf },
     /// The repository has no working tree; the user must point efix at a non-bare checkout.
-    #[error("{path} is a bare repository without a working tree")]
+    #[error(
+        "use {}: it is a bare repository, without a working tree to fix; pass the path of a \
+         checkout with --repo DIR",
+        path.display()
+    )]
     BareRepository { path: PathBuf },
     /// A commit was needed (a scratch copy of HEAD, or of a named revision) but none exists;
     /// the caller should commit first or name an existing revision.
-    #[error("no commit {what}")]
+    #[error("find a commit {what}: there is none; commit first, or name an existing revision")]
     NoCommit { what: String },
     /// Another efix process holds the working tree's lock; the user must wait for it or stop
     /// it. `pid` and `started` are what the holder wrote (absent if it had not yet).

@@ -340,7 +340,10 @@ fn copy_to_an_unknown_revision_or_an_unborn_head_fails_clearly() {
     let err = repo
         .copy_to(scratch.path(), Some("no-such-rev"))
         .unwrap_err();
-    assert_eq!(err.to_string(), "no commit named no-such-rev");
+    assert_eq!(
+        err.to_string(),
+        "find a commit named no-such-rev: there is none; commit first, or name an existing revision"
+    );
 
     let empty = tempfile::tempdir().unwrap();
     Repository::init(empty.path()).unwrap();
@@ -348,7 +351,10 @@ fn copy_to_an_unknown_revision_or_an_unborn_head_fails_clearly() {
         .unwrap()
         .copy_to(&scratch.path().join("x"), None)
         .unwrap_err();
-    assert_eq!(err.to_string(), "no commit at HEAD");
+    assert_eq!(
+        err.to_string(),
+        "find a commit at HEAD: there is none; commit first, or name an existing revision"
+    );
 }
 
 #[test]

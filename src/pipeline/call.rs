@@ -185,7 +185,7 @@ fn gate(ctx: &Ctx<'_>, built: &mut Built, call: &mut EngineCall) -> Result<Token
         call.error = Some(message.clone());
         Failure::Engine(message)
     })?;
-    if found.count == 0 {
+    if found.detections.is_empty() {
         return Ok(Tokens::default());
     }
     let action = ctx.config.secrets_in_prompt;
@@ -193,7 +193,12 @@ fn gate(ctx: &Ctx<'_>, built: &mut Built, call: &mut EngineCall) -> Result<Token
         count: found.count,
         rules: found.rules.clone(),
         action,
+        detections: found.detections.clone(),
     });
+    // Only placeholders (test data): recorded, and sent as they are.
+    if found.count == 0 {
+        return Ok(Tokens::default());
+    }
     match action {
         SecretsInPrompt::Allow => Ok(Tokens::default()),
         SecretsInPrompt::Deny => {

@@ -47,8 +47,9 @@ use std::path::PathBuf;
 /// (not reproduced, refused, no fix) is an outcome in the evidence instead.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    /// The repository could not be opened or inspected.
-    #[error("inspect the repository")]
+    /// The repository could not be opened or inspected; git's own message says what and
+    /// what to do.
+    #[error(transparent)]
     Git(#[from] crate::git::GitError),
     /// The working tree has changes; the user must commit or stash them first.
     #[error(

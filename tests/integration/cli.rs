@@ -270,3 +270,36 @@ impl ArgPath for Efix {
         self.args([path.as_ref()])
     }
 }
+
+/// A directory outside any repository is a usage error that reads as a sentence and says
+/// what to do, for every command that takes `--repo` (it read "failed to /tmp is not inside a
+/// git repository").
+#[test]
+fn a_directory_outside_a_repository_is_named_with_the_way_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for args in [
+        vec![
+            "run",
+            "--repro",
+            "cargo test",
+            "--engine",
+            "replay",
+            "--repo",
+        ],
+        vec!["restore", "--repo"],
+    ] {
+        let run = Efix::new()
+            .args(&args)
+            .arg_path(dir.path())
+            .run()
+            .expect_code(2);
+        seen.push(format!(
+            "$ efix {} [DIR]\n{}",
+            args.join(" "),
+            run.stderr()
+                .replace(&dir.path().display().to_string(), "[DIR]")
+        ));
+    }
+    insta::assert_snapshot!(seen.join("\n"));
+}

@@ -379,13 +379,50 @@ fn a_prompt_holding_a_secret_is_not_sent_by_default() {
     assert_eq!(outcomes(&evidence), ["answered", "skipped-secrets"]);
     assert_eq!(
         evidence["engine"]["calls"][1]["secrets"],
-        json!({"count": 1, "rules": ["github-token"], "action": "deny"})
+        json!({"count": 1, "rules": ["github-token"], "action": "deny",
+               "detections": [{"rule": "github-token", "file": "calc.py", "line": 1}]})
     );
     let reason = evidence["result"]["reason"].as_str().unwrap();
     assert!(
         reason.contains("security.secrets-in-prompt is deny"),
         "{reason}"
     );
+}
+
+/// A URL library's test data holds credentials that are placeholders: they are recorded with
+/// their file and line and sent, and the fix is proven with the default `deny` (every round
+/// was refused before: `security.secrets-in-prompt`).
+#[test]
+fn placeholder_credentials_in_test_data_are_sent_and_recorded_not_refused() {
+    let calc = format!(
+        "# usage: fetch(\"https://user:pass@example.com/api\") or postgres://test:test@localhost/db\n{}",
+        crate::engines::CALC
+    );
+    let repo = clamp_repo(&[("calc.py", &calc)]);
+    let server = Server::start(vec![
+        Reply::content(&plan_answer().to_string()),
+        Reply::content(&fix_answer(fix_edits()).to_string()),
+    ]);
+    let (run, evidence) = run_openai(&repo, &server, "");
+    run.expect_code(0);
+    assert!(
+        server.requests()[1]
+            .body
+            .to_string()
+            .contains("https://user:pass@example.com/api")
+    );
+    assert_eq!(
+        evidence["engine"]["calls"][1]["secrets"],
+        json!({"count": 0, "rules": [], "action": "deny", "detections": [
+            {"rule": "url-credentials", "file": "calc.py", "line": 1,
+             "placeholder": "the host `example.com` is reserved for examples and tests"},
+            {"rule": "url-credentials", "file": "calc.py", "line": 1,
+             "placeholder": "the host `localhost` is reserved for examples and tests"},
+        ]})
+    );
+    let body = std::fs::read_to_string(crate::engines::beside(&repo).join("artifacts/pr-body.md"))
+        .unwrap();
+    assert!(body.contains("sent as test data, not secrets"), "{body}");
 }
 
 #[test]
@@ -429,7 +466,8 @@ fn tokenized_secrets_go_out_as_placeholders_and_come_back_only_in_the_files() {
     );
     assert_eq!(
         evidence["engine"]["calls"][1]["secrets"],
-        json!({"count": 1, "rules": ["github-token"], "action": "tokenize"})
+        json!({"count": 1, "rules": ["github-token"], "action": "tokenize",
+               "detections": [{"rule": "github-token", "file": "calc.py", "line": 1}]})
     );
 }
 

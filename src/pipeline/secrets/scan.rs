@@ -3,6 +3,10 @@
 //! secrets' values), then the call is refused (`deny`), sent as is (`allow`), or sent with
 //! each secret replaced by a placeholder (`tokenize`).
 //!
+//! Matches of the place-based rules that are obvious test data (`https://user:pass@example.com`)
+//! are not secrets ([`super::placeholder`]): they are recorded with their file and line and
+//! sent as they are.
+//!
 //! Placeholders are numbered by first occurrence (`EFIX_SECRET_1`, ...), so the same value
 //! gets the same placeholder everywhere in a request and the same prompt always gets the same
 //! placeholders (a resumed run re-renders it identically). The mapping lives only in memory
@@ -12,7 +16,10 @@
 use regex::Regex;
 
 use crate::engine::{FixResponse, Prompt};
-use crate::runner::{RunnerError, Secret, secret_matches};
+use crate::evidence::SecretDetection;
+use crate::runner::{RunnerError, Secret, SecretMatch, secret_matches};
+
+use super::placeholder::placeholder;
 
 /// Prefix of a placeholder; the number follows.
 pub(crate) const PLACEHOLDER_PREFIX: &str = "EFIX_SECRET_";
@@ -20,9 +27,12 @@ pub(crate) const PLACEHOLDER_PREFIX: &str = "EFIX_SECRET_";
 /// What the scan found (never the values).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Found {
+    /// Secrets (placeholders not counted).
     pub count: u64,
-    /// Rule ids, sorted, each once.
+    /// Rule ids of the secrets, sorted, each once.
     pub rules: Vec<String>,
+    /// Every match, placeholders included, with where it sits, each place once.
+    pub detections: Vec<SecretDetection>,
 }
 
 /// The secrets replaced in one request, in placeholder order.
@@ -40,8 +50,21 @@ pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, Run
         let mut count = 0;
         for text in [&prompt.system, &prompt.user] {
             for hit in secret_matches(secrets, text)? {
-                count += 1;
-                found.rules.push(hit.rule);
+                let why = placeholder(&hit.rule, text, hit.range.clone());
+                if why.is_none() {
+                    count += 1;
+                    found.rules.push(hit.rule.clone());
+                }
+                let (file, line) = location(text, hit.range.start);
+                let detection = SecretDetection {
+                    rule: hit.rule,
+                    file,
+                    line,
+                    placeholder: why,
+                };
+                if !found.detections.contains(&detection) {
+                    found.detections.push(detection);
+                }
             }
         }
         found.count = found.count.max(count);
@@ -49,6 +72,42 @@ pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, Run
     found.rules.sort();
     found.rules.dedup();
     Ok(found)
+}
+
+/// The matches in `text` that are secrets, placeholders left out.
+fn secrets_in(secrets: &[Secret], text: &str) -> Result<Vec<SecretMatch>, RunnerError> {
+    Ok(secret_matches(secrets, text)?
+        .into_iter()
+        .filter(|hit| placeholder(&hit.rule, text, hit.range.clone()).is_none())
+        .collect())
+}
+
+/// The repository file and line a prompt offset falls in: the prompt quotes files as a
+/// `--- path` header followed by `N| line` lines. `(None, None)` outside a quoted file (the
+/// failure output, the hypothesis).
+fn location(text: &str, at: usize) -> (Option<String>, Option<u64>) {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..];
+    let Some(number) = line
+        .split_once("| ")
+        .and_then(|(n, _)| n.parse::<u64>().ok())
+    else {
+        return (None, None);
+    };
+    // The nearest header above, with no unnumbered line between it and the match.
+    for above in text[..line_start].lines().rev() {
+        if let Some(path) = above.strip_prefix("--- ") {
+            let path = path.strip_suffix(" (cut)").unwrap_or(path);
+            return (Some(path.to_owned()), Some(number));
+        }
+        let numbered = above
+            .split_once("| ")
+            .is_some_and(|(n, _)| n.parse::<u64>().is_ok());
+        if !numbered && !above.is_empty() {
+            break;
+        }
+    }
+    (None, None)
 }
 
 /// Replace every secret in the prompts by its placeholder.
@@ -59,7 +118,7 @@ pub(crate) fn tokenize(
     let mut tokens = Tokens::default();
     for prompt in prompts.iter_mut() {
         for text in [&mut prompt.system, &mut prompt.user] {
-            let hits = secret_matches(secrets, text)?;
+            let hits = secrets_in(secrets, text)?;
             let mut out = String::with_capacity(text.len());
             let mut last = 0;
             for hit in hits {
@@ -144,8 +203,56 @@ mod tests {
             Found {
                 count: 3,
                 rules: vec!["env:DB_PASSWORD".to_owned(), "github-token".to_owned()],
+                detections: vec![
+                    SecretDetection {
+                        rule: "env:DB_PASSWORD".to_owned(),
+                        file: None,
+                        line: None,
+                        placeholder: None,
+                    },
+                    SecretDetection {
+                        rule: "github-token".to_owned(),
+                        file: None,
+                        line: None,
+                        placeholder: None,
+                    },
+                ],
             }
         );
+    }
+
+    #[test]
+    fn placeholder_credentials_in_quoted_test_files_are_recorded_but_not_secrets() {
+        let prompt = Prompt {
+            system: String::new(),
+            user: "--- tests/test_url.py\n1| def test_userinfo():\n2|     u = parse(\"https://user:pass@example.com/p\")\n\n--- src/conf.py\n7| DB = \"postgres://app:s3cr3t-Pa55@db.internal/app\"\n".to_owned(),
+        };
+        let found = scan(&[], &[&prompt]).unwrap();
+        assert_eq!(found.count, 1);
+        assert_eq!(found.rules, vec!["url-credentials".to_owned()]);
+        assert_eq!(
+            found.detections,
+            vec![
+                SecretDetection {
+                    rule: "url-credentials".to_owned(),
+                    file: Some("tests/test_url.py".to_owned()),
+                    line: Some(2),
+                    placeholder: Some(
+                        "the host `example.com` is reserved for examples and tests".to_owned()
+                    ),
+                },
+                SecretDetection {
+                    rule: "url-credentials".to_owned(),
+                    file: Some("src/conf.py".to_owned()),
+                    line: Some(7),
+                    placeholder: None,
+                },
+            ]
+        );
+        let mut prompt = prompt;
+        tokenize(&[], &mut [&mut prompt]).unwrap();
+        assert!(prompt.user.contains("https://user:pass@example.com/p"));
+        assert!(prompt.user.contains("postgres://EFIX_SECRET_1@db.internal"));
     }
 
     #[test]
