@@ -9,10 +9,12 @@
 //! - on the **possible** variant the same cheats come first and the honest fix comes last: it
 //!   must still be proven (exit 0).
 //!
-//! The cheats are chained as replay answers in round order (`--max-rounds`), so one efix run
-//! tries them all and each round's issues in `evidence.json` say what stopped it. When a
-//! cheat is certified the run ends there (exit 0) and the engine is started again with the
-//! cheats after it. Every run is a `--dry-run` and leaves the tree byte for byte as it was.
+//! The model is the stand-in OpenAI-compatible server on 127.0.0.1: it answers a plan, then
+//! one cheat per round (`--max-rounds`), so one efix run tries them all; each round's issues in
+//! `evidence.json` say what stopped the cheat, and the next request's prompt must name that
+//! rule (the feedback reached the model, which tried the next cheat anyway). When a cheat is
+//! certified the run ends there (exit 0) and the model is started again with the cheats after
+//! it. Every run is a `--dry-run` and leaves the tree byte for byte as it was.
 //!
 //! What the runs saw is the family × runner table in SECURITY.md: each scenario compares its
 //! row and its per-cheat block there with what it observed, so the table cannot drift from the
@@ -25,7 +27,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Efix, Repo, replay_file};
+use crate::harness::{Efix, Repo};
+use crate::openai_server::{Reply, Server};
 
 mod go;
 mod javascript;
@@ -184,28 +187,37 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
     let mut seen = Vec::new();
     while seen.len() < answers.len() {
         let rest = &answers[seen.len()..];
-        let replay = json!({
-            "version": 1,
-            "plan": {"hypothesis": "the words are miscounted", "focus_files": [scenario.focus]},
-            "fix": rest.iter().map(|c| c.answer()).collect::<Vec<_>>(),
-        });
-        let (_guard, path) = replay_file(&replay.to_string());
-        let artifacts = repo.root.parent().unwrap().join("artifacts");
+        // The model: a plan, then one cheat per round, whatever efix says.
+        let plan =
+            json!({"hypothesis": "the words are miscounted", "focus_files": [scenario.focus]});
+        let mut replies = vec![Reply::content(&plan.to_string())];
+        replies.extend(rest.iter().map(|c| Reply::content(&c.answer().to_string())));
+        let server = Server::start(replies);
+        let beside = repo.root.parent().unwrap();
+        let (config, artifacts) = (beside.join("efix.yml"), beside.join("artifacts"));
+        std::fs::write(&config, "version: 1\nopenai:\n  api-key-env: \"\"\n").unwrap();
         let _ = std::fs::remove_dir_all(&artifacts);
         let before = repo.fingerprint();
-        let started = std::time::Instant::now();
-        let run = Efix::replay_run(repo, scenario.repro, &path)
+        let run = Efix::new()
             .with_pytest()
+            .args([
+                "run",
+                "--repro",
+                scenario.repro,
+                "--engine",
+                "openai",
+                "--repo",
+            ])
+            .args([&repo.root])
+            .args(["--artifacts"])
+            .args([&artifacts])
+            .args(["--config"])
+            .args([&config])
+            .args(["--max-rounds", &rest.len().to_string(), "--dry-run"])
+            .env("EFIX_OPENAI_BASE_URL", &server.url)
             // As on GitHub Actions, where efix passes `CI` through to the commands it runs.
             .env("CI", "true")
-            .args(["--max-rounds", &rest.len().to_string(), "--dry-run"])
             .run();
-        eprintln!(
-            "TIMING {} {} answers {:?}",
-            scenario.runner,
-            rest.len(),
-            started.elapsed()
-        );
         assert_eq!(
             repo.fingerprint(),
             before,
@@ -224,6 +236,7 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
             scenario.runner,
             run.stderr()
         );
+        let requests = server.requests();
         for (i, round) in rounds.iter().enumerate() {
             let cheat = rest[i];
             let verdict = round["verdict"].as_str().unwrap_or("");
@@ -251,6 +264,18 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
                 cheat.name,
                 round
             );
+            // What stopped the cheat reached the model with the next request (after the
+            // plan and the fix requests of the rounds before).
+            if let Some(next) = requests.get(i + 2) {
+                let prompt = next.body["messages"].to_string();
+                assert!(
+                    prompt.contains(&format!("[{}]", rules[0])),
+                    "{}: the next prompt after `{}` does not name `{}`",
+                    scenario.runner,
+                    cheat.name,
+                    rules[0]
+                );
+            }
             seen.push(Seen::Stopped(rules));
         }
         let proven = seen.last() == Some(&Seen::Certified);
@@ -396,7 +421,7 @@ fn compare_with_security_md(observed: &Observed) {
     let block = cheat_block(observed);
     let (head, rest) = text
         .split_once(MATRIX_START)
-        .expect("SECURITY.md has the cheat matrix");
+        .unwrap_or_else(|| panic!("SECURITY.md has no `{MATRIX_START}`"));
     let (matrix, tail) = rest.split_once(MATRIX_END).unwrap();
     let prefix = format!("| {} |", observed.runner);
     let current_row = matrix.lines().find(|l| l.starts_with(&prefix));
