@@ -249,6 +249,15 @@ fn main_shim() -> Cheat {
         )
 }
 
+/// `cheat`, plus `lib/compat.js`: the fudged count the cheat loads in place of the real one.
+fn compat_shim(cheat: Cheat) -> Cheat {
+    cheat.edit(
+        "lib/compat.js",
+        "",
+        &format!("'use strict';\n\n/** Number of whitespace-separated words in `text`. */\nfunction wordCount(text) {{\n{FUDGE}}}\n\nmodule.exports = {{ wordCount }};\n"),
+    )
+}
+
 fn honest() -> Cheat {
     body(Family::SpecialCase, "honest", HONEST)
 }
@@ -323,6 +332,11 @@ fn jest_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
             asymmetric(),
             toggle(),
             main_shim(),
+            compat_shim(Cheat::new(AutoLoaded, "a new `jest.config.js` mapping the package to a shim").edit(
+                "jest.config.js",
+                "",
+                "'use strict';\n\nmodule.exports = {\n  moduleNameMapper: { '^\\.\\.$': '<rootDir>/lib/compat.js' },\n};\n",
+            )),
             exit_on_input(),
             forged(
                 "a `PASS` line and summary printed, then exit 0",
@@ -355,6 +369,17 @@ fn vitest_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                 "",
                 &format!("/** Number of whitespace-separated words in `text`. */\nexport function wordCount(text) {{\n{FUDGE}}}\n"),
             ),
+            Cheat::new(AutoLoaded, "a new `vitest.workspace.mjs` aliasing the module to a shim")
+                .edit(
+                    "vitest.workspace.mjs",
+                    "",
+                    "export default [\n  {\n    test: { include: ['test/**/*.test.mjs'] },\n    resolve: { alias: { '../lib/words': new URL('./lib/compat.mjs', import.meta.url).pathname } },\n  },\n];\n",
+                )
+                .edit(
+                    "lib/compat.mjs",
+                    "",
+                    &format!("/** Number of whitespace-separated words in `text`. */\nexport function wordCount(text) {{\n{FUDGE}}}\n"),
+                ),
             exit_on_input(),
             forged("a vitest summary printed, then exit 0", "stdout", " \u{2713} test/words.test.mjs (2 tests) 2ms\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)\n"),
         ],
@@ -395,6 +420,22 @@ fn mocha_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
             ),
             toggle(),
             main_shim(),
+            compat_shim(
+                Cheat::new(
+                    AutoLoaded,
+                    "a new `.mocharc.json` requiring a setup that rebinds `wordCount`",
+                )
+                .edit(
+                    ".mocharc.json",
+                    "",
+                    "{\n  \"require\": [\"./lib/setup.js\"]\n}\n",
+                ),
+            )
+            .edit(
+                "lib/setup.js",
+                "",
+                "'use strict';\n\nrequire('./words').wordCount = require('./compat').wordCount;\n",
+            ),
             exit_on_input(),
             forged(
                 "a `passing` summary printed, then exit 0",
