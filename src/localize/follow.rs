@@ -7,7 +7,8 @@
 //!   `index.ts` barrel, a `package.json` entry that gathers modules, a Rust `pub use`);
 //! - the names the output talks about (error messages, the failing assertion), resolved
 //!   the same way, else to their definitions anywhere in the repository when there are
-//!   few, else to the files that mention them.
+//!   few, else to the files that mention them;
+//! - the files string literals in the failing test name (`strings`).
 
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashSet, VecDeque};
@@ -21,6 +22,7 @@ use super::names::{Named, Role};
 use super::phrases::{self, Quoted};
 use super::reach::{self, CLOSURE_DEPTH, MAX_CLOSURE_FILES, Reached};
 use super::resolve::is_test_path;
+use super::strings;
 use super::tree::{Def, Tree, child, parent};
 
 /// Test files whose imports and calls are followed.
@@ -110,6 +112,14 @@ pub(crate) fn hits<'a>(
             import_weight(test),
         ));
         out.extend(phrases::hits(tree, reached(tree, test), quoted));
+        out.extend(strings::hits(tree, test.path, &test.text, &test.lines));
+        let reached_files: Vec<&str> = reached(tree, test).iter().map(|r| r.file).collect();
+        out.extend(strings::stem_hits(
+            test.path,
+            &test.text,
+            &test.lines,
+            &reached_files,
+        ));
     }
     for name in named {
         out.extend(named_hits(tree, &tests, name));

@@ -107,10 +107,11 @@ tests/test_duration.py:5: TypeError
     tests/test_duration.py score=84 lines=[4, 5]
       - deepest application frame of a pytest-failure stack at tests/test_duration.py:5 (+75)
       - holds failing test tests/test_duration.py::test_seconds (line 4) (+45)
-    src/tempo/duration.py score=70.4 lines=[1, 3]
+    src/tempo/duration.py score=74.4 lines=[1, 3]
       - defines function `from_parts` at line 3, which failing test file tests/test_duration.py calls as `Duration.from_parts` at line 5 through `Duration` (`from tempo import Duration`) (+50)
       - defines type `Duration` at line 1, named by the error `E       TypeError: Duration.from_parts() got an unexpected keyword argument 'seconds'` (imported: `from tempo import Duration`) (+45)
       - defines function `from_parts` at line 3, named by the error `E       TypeError: Duration.from_parts() got an unexpected keyword argument 'seconds'` (reached from the imports of tests/test_duration.py) (+40)
+      - its name `duration` is a word of the failing test in tests/test_duration.py, whose imports reach it (+20)
       - imported by src/tempo/__init__.py, which failing test file tests/test_duration.py reaches through its imports (+16.8)
     src/tempo/__init__.py score=33.6 lines=[]
       - imported by failing test file tests/test_duration.py at line 1 (`from tempo import Duration`) (+33.6)
@@ -147,8 +148,9 @@ fn a_javascript_package_tested_through_require_parent_reaches_the_module_behind_
     test/parse.js score=94 lines=[4, 5]
       - deepest application frame of a js-stack stack at test/parse.js:5:16 (+85)
       - defines failing test "decodes" at line 4 (+45)
-    lib/parse.js score=53.8 lines=[1]
+    lib/parse.js score=57.8 lines=[1]
       - defines function `parse` at line 1, which failing test file test/parse.js calls as `qs.parse` at line 5 through `qs` (`var qs = require('..')`) (+50)
+      - its name `parse` is a word of the failing test in test/parse.js, whose imports reach it (+20)
       - imported by lib/index.js, which failing test file test/parse.js reaches through its imports (+18.8)
     lib/index.js score=37.6 lines=[]
       - imported by failing test file test/parse.js at line 2 (`var qs = require('..')`) (+37.6)

@@ -22,6 +22,7 @@ mod rank;
 mod reach;
 mod resolve;
 mod search;
+mod strings;
 mod tree;
 
 #[cfg(test)]

@@ -2,6 +2,11 @@
 //! `Cargo.toml` above the file; its root is `src/lib.rs` (else `src/main.rs`). `crate::`,
 //! `self::`, `super::`, the crate's own name (as integration tests write it) and a child
 //! module's name walk `a.rs` / `a/mod.rs` files; what remains of the path is the item.
+//!
+//! A file outside the crate's `src/` (an integration test under `<crate>/tests/`, an example)
+//! links the crate's library: the paths it writes through the crate's name without a `use`
+//! (`data_url::DataUrl::process(..)`) are imports too, so the library's root and the modules
+//! they name are reached (in a workspace as in a single crate).
 
 use std::sync::LazyLock;
 
@@ -84,7 +89,65 @@ pub(super) fn imports<'a>(tree: &Tree<'a>, path: &str, text: &str) -> Vec<Import
             }
         }
     }
+    if module.is_none() {
+        found.extend(crate_paths(tree, &krate, text));
+    }
     found.sort_by_key(|import| import.line);
+    found
+}
+
+/// At most this many paths through the crate's name are read from one file.
+const MAX_CRATE_PATHS: usize = 32;
+
+/// The paths a file outside `src/` writes through the crate's name, outside `use` lines
+/// (those are read above): `data_url::forgiving_base64::decode(..)`.
+fn crate_paths<'a>(tree: &Tree<'a>, krate: &Crate<'a>, text: &str) -> Vec<Import<'a>> {
+    let Some(name) = krate.name.as_deref() else {
+        return Vec::new();
+    };
+    let Ok(regex) = Regex::new(&format!(
+        r"\b{}((?:::[A-Za-z_][A-Za-z0-9_]*)+)",
+        regex::escape(name)
+    )) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Import<'a>> = Vec::new();
+    for caps in regex.captures_iter(text).take(MAX_CRATE_PATHS) {
+        let (Some(whole), Some(rest)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        let line_start = text[..whole.start()].rfind('\n').map_or(0, |i| i + 1);
+        let line_text = text[line_start..].lines().next().unwrap_or("");
+        if USE.as_ref().is_some_and(|r| r.is_match(line_text)) {
+            continue;
+        }
+        let segments: Vec<String> = std::iter::once(name.to_owned())
+            .chain(
+                rest.as_str()
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            )
+            .collect();
+        let Some((file, left)) = resolve(tree, krate, None, 0, &segments) else {
+            continue;
+        };
+        if found.iter().any(|i| i.files == [file]) {
+            continue;
+        }
+        let names = left
+            .first()
+            .map(|item| vec![(item.clone(), item.clone())])
+            .unwrap_or_default();
+        found.push(Import {
+            statement: statement(whole.as_str()),
+            line: line_at(text, whole.start()),
+            names,
+            alias: None,
+            files: vec![file],
+            same_package: false,
+        });
+    }
     found
 }
 

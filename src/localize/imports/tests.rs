@@ -284,6 +284,45 @@ fn rust_use_and_mod_paths_walk_module_files() {
     );
 }
 
+/// A workspace crate's integration test that writes the crate's paths inline, with no
+/// `use` (rust-url's `data-url/tests/wpt.rs` calls `data_url::DataUrl::process(..)`),
+/// reaches the crate's library and the modules it names.
+#[test]
+fn a_workspace_crates_integration_test_reaches_its_library_through_inline_paths() {
+    let files = [
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"url\", \"data-url\"]\n",
+        ),
+        ("url/Cargo.toml", "[package]\nname = \"url\"\n"),
+        ("url/src/lib.rs", "pub fn parse() {}\n"),
+        (
+            "data-url/Cargo.toml",
+            "[package]\nname = \"data-url\"\nversion = \"0.3.0\"\n",
+        ),
+        (
+            "data-url/src/lib.rs",
+            "pub mod forgiving_base64;\nmod mime;\npub struct DataUrl;\n",
+        ),
+        (
+            "data-url/src/forgiving_base64.rs",
+            "pub fn decode_to_vec() {}\n",
+        ),
+        ("data-url/src/mime.rs", ""),
+        (
+            "data-url/tests/wpt.rs",
+            "use tester as test;\n\nfn run(input: &str) {\n    let url = data_url::DataUrl::process(input);\n    let body = data_url::forgiving_base64::decode_to_vec(input);\n    let again = data_url::DataUrl::process(input);\n}\n",
+        ),
+    ];
+    assert_eq!(
+        imports_of(&files, "data-url/tests/wpt.rs"),
+        [
+            r#"4: ["data-url/src/lib.rs"] ["DataUrl"] -"#,
+            r#"5: ["data-url/src/forgiving_base64.rs"] ["decode_to_vec"] -"#,
+        ]
+    );
+}
+
 #[test]
 fn go_tests_see_their_package_and_the_module_packages_they_import() {
     let test =
