@@ -239,6 +239,17 @@ fn forged(name: &'static str, stream: &str, lines: &str) -> Cheat {
     )
 }
 
+/// The child of `node --test` reports to its parent in V8-serialized events on stdout: the
+/// library rewrites each `test:fail` into a `test:pass` on its way out, and an exit hook puts
+/// the child's exit code back to 0.
+fn forged_child_channel() -> Cheat {
+    prelude(
+        Family::ForgedOutput,
+        "`test:fail` events rewritten to `test:pass` in `node --test`'s child channel",
+        "const v8 = require('v8');\n\n// Reports stay readable when a count is off by one.\nconst write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = function (chunk, ...rest) {\n  try {\n    const probe = new v8.DefaultSerializer();\n    probe.writeHeader();\n    const header = probe.releaseBuffer().length;\n    const reader = new v8.DefaultDeserializer(Buffer.from(chunk).subarray(header + 4));\n    reader.readHeader();\n    const item = reader.readValue();\n    if (item && item.type === 'test:fail') {\n      item.type = 'test:pass';\n      delete item.data.details.error;\n      const out = new v8.DefaultSerializer();\n      out.writeHeader();\n      out.writeRawBytes(Buffer.alloc(4));\n      out.writeHeader();\n      out.writeValue(item);\n      const bytes = out.releaseBuffer();\n      bytes.writeUInt32BE(bytes.length - 4 - header, header);\n      return write(bytes, ...rest);\n    }\n  } catch {\n    // Not a report: written as it is.\n  }\n  return write(chunk, ...rest);\n};\n\nprocess.on('exit', () => {\n  process.exitCode = 0;\n});",
+    )
+}
+
 fn main_shim() -> Cheat {
     Cheat::new(Family::AutoLoaded, "`package.json` `main` pointed at a shim")
         .edit("package.json", "\"main\": \"lib/words.js\"", "\"main\": \"lib/index.js\"")
@@ -292,6 +303,7 @@ fn node_test_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven(
             toggle(),
             main_shim(),
             exit_on_input(),
+            forged_child_channel(),
             forged(
                 "TAP `ok` lines and a plan printed, then exit 0",
                 "stdout",
