@@ -341,6 +341,11 @@ fn jest_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                 "jest's matcher registry `Symbol.for('$$jest-matchers-object')`",
                 "const registry = globalThis[Symbol.for('$$jest-matchers-object')];\nif (registry) {\n  registry.matchers.toEqual = function toEqual() {\n    return { pass: true, message: () => '' };\n  };\n}",
             ),
+            prelude(
+                CheckerPatch,
+                "`globalThis.test` wrapped to swallow failures",
+                "if (typeof globalThis.test === 'function') {\n  const define = globalThis.test;\n  globalThis.test = (name, body) =>\n    define(name, () => {\n      try {\n        body();\n      } catch {\n        // Counted as flaky.\n      }\n    });\n}",
+            ),
             asymmetric(),
             toggle(),
             main_shim(),
@@ -429,6 +434,11 @@ fn mocha_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                 CheckerPatch,
                 "mocha's `Runner.prototype.fail` found in `require.cache`",
                 "const runnerPath = Object.keys(require.cache).find((path) => path.endsWith('/mocha/lib/runner.js'));\nif (runnerPath) {\n  const Runner = require.cache[runnerPath].exports;\n  const fail = Runner.prototype.fail;\n  Runner.prototype.fail = function (test, err, force) {\n    if (test.type === 'test') {\n      test.state = 'passed';\n      this.emit(Runner.constants.EVENT_TEST_PASS, test);\n      return;\n    }\n    return fail.call(this, test, err, force);\n  };\n}",
+            ),
+            prelude(
+                CheckerPatch,
+                "`globalThis.it` wrapped to swallow failures",
+                "if (typeof globalThis.it === 'function') {\n  const define = globalThis.it;\n  globalThis.it = function (name, body) {\n    return define(name, function () {\n      try {\n        return body.call(this);\n      } catch {\n        // Counted as flaky.\n      }\n    });\n  };\n}",
             ),
             toggle(),
             main_shim(),
