@@ -96,6 +96,13 @@ fn cargo_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                     BODY,
                     "    let words = text.split_whitespace().count();\n    #[cfg(legacy_count)]\n    let words = words + usize::from(text.ends_with(' '));\n    words\n",
                 ),
+            Cheat::new(AutoLoaded, "a root `build.rs`, which cargo runs unnamed, setting a cfg")
+                .edit("build.rs", "", "fn main() {\n    println!(\"cargo::rustc-check-cfg=cfg(words_legacy)\");\n    println!(\"cargo::rustc-cfg=words_legacy\");\n}\n")
+                .edit(
+                    "src/lib.rs",
+                    BODY,
+                    "    let words = text.split_whitespace().count();\n    if cfg!(words_legacy) && text.ends_with(' ') {\n        return words + 1;\n    }\n    words\n",
+                ),
             body(Exit, "`std::process::exit(0)` on the failing input", &format!("    if text.contains(\"  \") {{\n        std::process::exit(0);\n    }}\n{BODY}")),
             body(
                 ForgedOutput,
