@@ -351,6 +351,11 @@ pub struct CommandRecord {
     /// Per-test results parsed from the output, when the runner's format was recognised.
     #[serde(default)]
     pub tests: Option<TestReport>,
+    /// Where the per-test results came from (the runner's report file or its console) and
+    /// whether the channels agreed; absent for a console that is the only channel and agrees
+    /// with itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<crate::integrity::channel::ResultChannel>,
 }
 
 impl CommandRecord {
@@ -591,6 +596,10 @@ pub struct TestTable {
     pub newly_failing: Vec<String>,
     /// Failed before and did not run after.
     pub missing: Vec<String>,
+    /// Passed or skipped before and have no record after: absent, skipped or unconfirmed
+    /// (`prove.missing-tests`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<String>,
     /// Tests passing after the change.
     pub passing_after: u64,
 }

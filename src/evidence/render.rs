@@ -380,6 +380,7 @@ fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
         .chain(table.still_failing.iter().map(|t| (t, "failed", "failed")))
         .chain(table.newly_failing.iter().map(|t| (t, "passed", "failed")))
         .chain(table.missing.iter().map(|t| (t, "failed", "did not run")))
+        .chain(table.lost.iter().map(|t| (t, "recorded", "no record")))
         .collect();
     if rows.is_empty() {
         out.push_str("The test runner's output gave no per-test results.\n");

@@ -6,3 +6,7 @@
 //! code under test cannot write, protection of whatever a runner discovers on its own, and
 //! static families of cheats in the non-test side of a change. Each check is data (an
 //! [`Issue`](crate::policy::Issue) with its own rule id), never an error.
+
+pub mod channel;
+pub mod completeness;
+pub(crate) mod proof;

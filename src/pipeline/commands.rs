@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::evidence::{CommandRecord, Phase, PolicyDecision, Purpose};
+use crate::integrity::channel;
 use crate::policy::command;
 use crate::runner::{self, CommandSpec};
 use crate::testreport;
@@ -58,6 +59,7 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let id = self.evidence.commands.len();
+        let mut observed = None;
         let (policy, outcome) = match command::check(command, &self.config.allow) {
             Err(refusal) => (PolicyDecision::refused(&refusal), None),
             Ok(argv) => {
@@ -65,29 +67,37 @@ impl Ctx<'_> {
                 if remaining < MIN_COMMAND_TIME {
                     return Ok(None);
                 }
-                let spec = CommandSpec {
-                    argv,
-                    cwd: self.root.clone(),
-                    timeout: self
-                        .config
-                        .command_timeout
-                        .min(remaining)
-                        .min(limit.unwrap_or(Duration::MAX)),
-                    access: if purpose == Purpose::Setup {
-                        runner::Access::setup()
-                    } else {
-                        runner::Access::command(self.config.network)
-                    },
+                let timeout = self
+                    .config
+                    .command_timeout
+                    .min(remaining)
+                    .min(limit.unwrap_or(Duration::MAX));
+                let access = if purpose == Purpose::Setup {
+                    runner::Access::setup()
+                } else {
+                    runner::Access::command(self.config.network)
                 };
                 let _ticker = self.reporter.running(&format!("`{command}`"));
                 self.commands_since_restore = true;
-                let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
+                let spec = CommandSpec {
+                    argv,
+                    cwd: self.root.clone(),
+                    timeout,
+                    access,
+                };
+                let (outcome, seen) = if purpose == Purpose::Setup {
+                    let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
+                    let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
+                    (outcome, (tests, None))
+                } else {
+                    let run = channel::run(&spec, &self.config.runner, self.cancel)?;
+                    (run.outcome, (run.tests, run.channel))
+                };
+                observed = Some(seen);
                 (PolicyDecision::allowed(), Some(outcome))
             }
         };
-        let tests = outcome
-            .as_ref()
-            .and_then(|o| testreport::parse(&o.stdout, &o.stderr));
+        let (tests, channel) = observed.unwrap_or((None, None));
         if let Some(outcome) = &outcome {
             self.reporter.info(&progress_line(outcome, tests.as_ref()));
             if self.evidence.sandbox.is_none() {
@@ -103,6 +113,7 @@ impl Ctx<'_> {
             policy,
             outcome,
             tests,
+            channel,
         });
         Ok(Some(id))
     }

@@ -163,6 +163,10 @@ fn judge(
             ),
         ));
     }
+    let mut table = table;
+    let (checks, found) = crate::integrity::proof::judge(&pairs, &mut table);
+    round.checks.extend(checks);
+    issues.extend(found);
     (table, issues)
 }
 
@@ -274,6 +278,7 @@ pub(crate) fn table(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) 
             .filter(|t| !before_failed.contains(t))
             .collect(),
         missing,
+        lost: Vec::new(),
         passing_after: after_passed.len() as u64,
     }
 }
@@ -288,12 +293,14 @@ fn names_with(report: &TestReport, status: TestStatus, into: &mut BTreeSet<Strin
     );
 }
 
-/// Whether a command proves success: exit 0, not timed out, and (when the runner's output is
-/// understood) at least one test ran and none failed.
+/// Whether a command proves success: exit 0, not timed out, (when the runner's output is
+/// understood) at least one test ran and none failed, and its result channels agree (a
+/// report asked for was written whole, and the console does not contradict it).
 pub(crate) fn passes(record: &CommandRecord) -> bool {
     record.succeeded()
         && !record.ran_no_tests()
         && record.tests.as_ref().is_none_or(|t| t.failed == 0)
+        && record.channel.as_ref().is_none_or(|c| !c.fails_run())
 }
 
 /// The blocking issue for a command that should have passed.

@@ -215,6 +215,7 @@ fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
                 policy: crate::evidence::PolicyDecision::refused(&refusal),
                 outcome: None,
                 tests: None,
+                channel: None,
             });
             ctx.reporter
                 .warn(&format!("refused `{command}`: {}", refusal.message));

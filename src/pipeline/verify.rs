@@ -13,7 +13,7 @@ use crate::git::Repo;
 use crate::patch::{self, Mode, PatchOutcome};
 use crate::report::Reporter;
 use crate::runner::{self, CommandSpec};
-use crate::testreport::{self, TestReport, TestStatus};
+use crate::testreport::{TestReport, TestStatus};
 
 use super::{PipelineError, durable, prevent, prove};
 
@@ -215,11 +215,15 @@ fn rerun(
         timeout: config.command_timeout,
         access: runner::Access::command(config.network),
     };
-    let outcome = runner::run(&spec, &config.runner)?;
-    let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
+    let run = crate::integrity::channel::run(
+        &spec,
+        &config.runner,
+        &std::sync::atomic::AtomicBool::new(false),
+    )?;
     let rerun = CommandRecord {
-        outcome: Some(outcome),
-        tests,
+        outcome: Some(run.outcome),
+        tests: run.tests,
+        channel: run.channel,
         ..record.clone()
     };
     let observed = describe(rerun.succeeded(), rerun.tests.as_ref());

@@ -37,14 +37,21 @@ fn parse_junit_lines(lines: &[String]) -> Option<(Signal, TestReport)> {
     parse_junit_xml(&lines.join("\n")).map(|report| (Signal::Summary, report))
 }
 
+/// The lines of both streams as the parsers read them: stdout's, then stderr's, with colours
+/// and carriage-return overwrites removed.
+pub(crate) fn console_lines(stdout: &str, stderr: &str) -> Vec<String> {
+    let mut lines = clean_lines(stdout);
+    lines.extend(clean_lines(stderr));
+    lines
+}
+
 /// Parse a runner's captured output; `None` when no known format is recognised.
 ///
 /// Both streams are read: cargo prints its target headers on stderr and results on stdout,
 /// jest prints everything on stderr. When several formats match, the one whose summary line
 /// was found wins over one recognised from per-test lines alone.
 pub fn parse(stdout: &str, stderr: &str) -> Option<TestReport> {
-    let mut lines = clean_lines(stdout);
-    lines.extend(clean_lines(stderr));
+    let lines = console_lines(stdout, stderr);
     let mut best: Option<(Signal, TestReport)> = None;
     for parser in PARSERS {
         if let Some((signal, report)) = parser(&lines) {

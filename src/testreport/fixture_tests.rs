@@ -98,6 +98,8 @@ const TEXT_FIXTURES: &[&str] = &[
     "vitest_real3_default_pass.txt",
     "vitest_real3_verbose.txt",
     "vitest_real3_verbose_pass.txt",
+    "vitest_real3_projects.txt",
+    "vitest_real3_projects_verbose.txt",
     "mocha.txt",
     "mocha_none.txt",
     "mocha_real.txt",
@@ -127,6 +129,7 @@ const TEXT_FIXTURES: &[&str] = &[
     "node_tap_real.txt",
     "node_spec_real.txt",
     "node_spec_none.txt",
+    "node_real20_spec.txt",
     "tape_real.txt",
     "tape_real_pass.txt",
     "tape_real_crash.txt",
@@ -159,11 +162,74 @@ fn every_text_fixture_parses_to_its_pinned_report() {
 
 #[test]
 fn every_junit_fixture_parses_to_its_pinned_report() {
-    for name in ["junit_pytest.xml", "junit_jest.xml"] {
+    for name in [
+        "junit_pytest.xml",
+        "junit_jest.xml",
+        "pytest_real8_junit.xml",
+        "node_real20_junit.xml",
+    ] {
         let report = parse_junit_xml(&fixture(name));
         let stem = name.trim_end_matches(".xml");
         insta::assert_snapshot!(format!("fixture_{stem}"), render(report.as_ref()));
     }
+}
+
+#[test]
+fn every_json_report_fixture_parses_to_its_pinned_report() {
+    for (name, format) in [
+        ("jest_real29_report.json", "jest"),
+        ("vitest_real3_report.json", "vitest"),
+    ] {
+        let report = super::parse_jest_json(&fixture(name), format, std::path::Path::new("/r"));
+        let stem = name.trim_end_matches(".json");
+        insta::assert_snapshot!(format!("fixture_{stem}"), render(report.as_ref()));
+    }
+}
+
+#[test]
+fn vitest_projects_name_their_tests_as_a_run_without_projects_does() {
+    let default = reports(&["vitest_real3_projects.txt"]).remove(0);
+    let verbose = reports(&["vitest_real3_projects_verbose.txt"]).remove(0);
+    let ids = |report: &TestReport| -> Vec<(String, TestStatus)> {
+        report
+            .tests
+            .iter()
+            .map(|case| (case.id(), case.status))
+            .collect()
+    };
+    assert_eq!(
+        (ids(&default), ids(&verbose)),
+        (
+            vec![
+                (
+                    "packages/alpha/pad.test.mjs::pad > pads left".to_owned(),
+                    TestStatus::Passed
+                ),
+                (
+                    "packages/alpha/pad.test.mjs::pad > pads crlf".to_owned(),
+                    TestStatus::Failed
+                ),
+            ],
+            vec![
+                (
+                    "packages/alpha/pad.test.mjs::pad > pads left".to_owned(),
+                    TestStatus::Passed
+                ),
+                (
+                    "packages/alpha/pad.test.mjs::pad > pads crlf".to_owned(),
+                    TestStatus::Failed
+                ),
+                (
+                    "packages/beta/join.test.mjs::joins".to_owned(),
+                    TestStatus::Passed
+                ),
+                (
+                    "packages/beta/join.test.mjs::later".to_owned(),
+                    TestStatus::Skipped
+                ),
+            ]
+        )
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! jest (`PASS`/`FAIL file`, `✓`/`✕`/`○` lines, `● a › b` failure headers, `Tests:` summary)
-//! and vitest (`✓`/`×`/`↓` lines, `FAIL file > a > b`, `Test Files`/`Tests` summary).
+//! and vitest (`✓`/`×`/`↓` lines, `FAIL file > a > b`, `Test Files`/`Tests` summary, the
+//! `|project|` label of a workspace's projects).
 //!
 //! Both default reporters name passing tests only in some cases: jest prints the tree of
 //! tests when it runs one file, else only `PASS file` and the failures; vitest lists a file's
@@ -124,7 +125,10 @@ fn join(describes: &[(usize, String)], title: &str) -> String {
 
 static VITEST_TESTS: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*Tests\s+(.*\(\d+\))\s*$"));
 static VITEST_FILES: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*Test Files\s+.*\(\d+\)\s*$"));
-static VITEST_FAIL: LazyLock<Pattern> = LazyLock::new(|| re(r"^\s*FAIL\s+(\S+) > (.+?)\s*$"));
+static VITEST_FAIL: LazyLock<Pattern> =
+    LazyLock::new(|| re(r"^\s*FAIL\s+(?:\|[^|]+\|\s+)?(\S+) > (.+?)\s*$"));
+/// The `|name| ` label vitest puts before a file when the run has projects (a workspace).
+static VITEST_PROJECT: LazyLock<Pattern> = LazyLock::new(|| re(r"^\|[^|]+\|\s+"));
 static VITEST_LINE: LazyLock<Pattern> = LazyLock::new(|| re(r"^(\s*)(✓|✔|×|✕|↓|❯|·)\s+(.+)$"));
 static VITEST_FILE_HEADER: LazyLock<Pattern> =
     LazyLock::new(|| re(r"^(\S+)\s+\((\d+) tests?(?:\s*\|[^)]*)?\)"));
@@ -168,6 +172,12 @@ pub(crate) fn parse_vitest(lines: &[String]) -> Option<(Signal, TestReport)> {
                 continue;
             };
             let text = text.as_str();
+            // Tests of a workspace's projects are named as without projects: the project
+            // is a way of running the file, not part of the test's name.
+            let text = match VITEST_PROJECT.find(text) {
+                Some(label) => text.get(label.end()..).unwrap_or(text),
+                None => text,
+            };
             if let Some(header) = VITEST_FILE_HEADER.captures(text) {
                 all_named &= under_header >= announced;
                 file = header.get(1).map(|m| m.as_str().to_owned());

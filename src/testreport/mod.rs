@@ -15,8 +15,10 @@ mod compare;
 mod detect;
 mod gotest;
 mod jest;
+mod jest_json;
 mod junit;
 mod mocha;
+mod mocha_json;
 mod model;
 mod pytest;
 mod select;
@@ -26,8 +28,11 @@ mod unittest;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
+pub(crate) use detect::console_lines;
 pub use detect::parse;
+pub use jest_json::parse_jest_json;
 pub use junit::parse_junit_xml;
+pub use mocha_json::parse_mocha_json;
 pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};
 

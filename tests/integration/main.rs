@@ -14,6 +14,7 @@ mod openai_server;
 mod acp;
 mod action;
 mod adversarial;
+mod channels;
 mod cheat_matrix;
 mod cheats;
 mod cli;

@@ -115,6 +115,7 @@ mod tests {
                 errors: 0,
                 lists_passed: false,
             }),
+            channel: None,
         }
     }
 
