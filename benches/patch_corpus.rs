@@ -21,6 +21,8 @@
 
 #[path = "patch_corpus/damage.rs"]
 mod damage;
+#[path = "patch_corpus/integrity.rs"]
+mod integrity;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -306,6 +308,10 @@ fn main() {
             )
         })
         .collect();
+    if std::env::var_os("EFIX_BENCH_INTEGRITY").is_some() {
+        integrity::run(&records, &inputs, &policy);
+        return;
+    }
     if let Some(only) = std::env::var_os("EFIX_BENCH_ONLY") {
         // Profiling aid: evaluate one record many times.
         let only: i64 = only.to_string_lossy().parse().unwrap();

@@ -359,6 +359,8 @@ impl Config {
             // The configured suites are commands efix runs; a run adds its reproduction.
             commands: test.required_suites.clone(),
             secrets: Vec::new(),
+            // A run adds what its failing tests expect.
+            expectations: Vec::new(),
         };
 
         let max_rounds = layers.pick(

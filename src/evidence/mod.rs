@@ -7,6 +7,7 @@
 mod model;
 mod render;
 mod render_engine;
+mod render_scope;
 mod sandbox;
 mod text;
 

@@ -61,10 +61,10 @@ pub struct RunRequest {
     /// breaks another test of the repository is caught (it must gain no failure).
     #[serde(default)]
     pub derived_suite: Option<String>,
-    /// The narrower suite (the reproduction's files or targets) that replaces the derived one
-    /// when its run before the fix exceeds the suite budget.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub narrow_suite: Option<String>,
+    /// Every form of the derived suite, widest first (`derived-suite` is the first): the
+    /// forms tried in turn until one establishes a baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suite_forms: Vec<SuiteForm>,
     /// The suite budget in milliseconds (`test.suite-budget-ms`).
     #[serde(default)]
     pub suite_budget_ms: u64,
@@ -356,6 +356,20 @@ pub struct CommandRecord {
     /// with itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<crate::integrity::channel::ResultChannel>,
+    /// Set on a rerun with the runner's per-test flag of a run whose output did not name
+    /// passing tests; the proof decides from this rerun.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirms: Option<Confirms>,
+}
+
+/// The run a per-test rerun confirms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Confirms {
+    /// Id of the terse run.
+    pub id: usize,
+    /// Its command as written.
+    pub command: String,
 }
 
 impl CommandRecord {
@@ -364,6 +378,13 @@ impl CommandRecord {
         self.outcome
             .as_ref()
             .is_some_and(|o| o.exit_code == Some(0) && !o.timed_out)
+    }
+
+    /// The command this run stands for: the terse run's for a per-test rerun, else its own.
+    pub fn origin_command(&self) -> &str {
+        self.confirms
+            .as_ref()
+            .map_or(self.command.as_str(), |c| c.command.as_str())
     }
 
     /// Whether the test runner reported that it executed no test at all.
@@ -386,26 +407,83 @@ pub struct Reproduction {
     pub flaky: bool,
     /// Tests the runner reported failing.
     pub failing_tests: Vec<String>,
-    /// Set when the derived suite was over budget and the proof covers less.
+    /// With no suite configured: how the suite the proof uses was chosen among the forms
+    /// derived from the reproduction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub narrowed: Option<Narrowing>,
+    pub suite_choice: Option<SuiteChoice>,
 }
 
-/// The derived whole suite ran longer than the suite budget before the fix, so the proof
-/// covers a narrower suite (or only the reproduction).
+/// One form of the suite derived from the reproduction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct Narrowing {
-    /// The whole suite that was left out.
-    pub whole: String,
-    /// The suite run instead; `None` when nothing narrower than the whole suite exists and
-    /// only the reproduction is proven.
+pub struct SuiteForm {
+    pub kind: SuiteFormKind,
+    pub command: String,
+}
+
+/// How a derived suite form relates to the reproduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuiteFormKind {
+    /// The runner's whole suite: the reproduction without what selects tests.
+    WholeSuite,
+    /// The same runner on the test directory holding the reproduction's tests, with only
+    /// the options the runner needs.
+    TestRoot,
+    /// The same program with no test selector (a runner efix does not know).
+    NoSelector,
+    /// The reproduction's selector widened: a dotted label's module or package, a node id's
+    /// file or directory, a name pattern dropped.
+    WiderSelector,
+    /// The reproduction's own files or targets.
+    ReproductionFiles,
+}
+
+/// The forms tried for the derived suite, widest first, and the one the proof uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SuiteChoice {
+    /// Every form in the order tried, with its baseline run and verdict.
+    pub attempts: Vec<SuiteAttempt>,
+    /// The suite the proof uses; absent when no form wider than the reproduction established
+    /// a baseline, and the proof covers the reproduction only.
     #[serde(default)]
-    pub narrowed: Option<String>,
-    /// Id of the whole suite's baseline run.
-    pub baseline: usize,
-    /// The budget it exceeded, in milliseconds.
+    pub chosen: Option<String>,
+    /// The suite budget in milliseconds (`test.suite-budget-ms`).
     pub budget_ms: u64,
+}
+
+/// One derived suite form and whether its run before the fix is a baseline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SuiteAttempt {
+    pub kind: SuiteFormKind,
+    pub command: String,
+    /// Id of its run before the fix; absent when it was not run.
+    #[serde(default)]
+    pub baseline: Option<usize>,
+    pub verdict: BaselineVerdict,
+    /// Why, in words: the output line that shows the stop, the tests missing, the budget.
+    pub detail: String,
+}
+
+/// Whether a suite's run before the fix counts as a baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum BaselineVerdict {
+    /// It ran the reproduction's tests with the reproduction's results, within the budget.
+    Established,
+    /// It ran longer than the suite budget (and was stopped there).
+    OverBudget,
+    /// It stopped before its tests ran: a collection error that interrupted the session, a
+    /// runner abort, `process.exit`, a crash or a usage error.
+    StoppedEarly,
+    /// It did not report the reproduction's tests with the reproduction's results.
+    MissingTests,
+    /// It ran no test.
+    NoTests,
+    /// It was not run: the attempts' share of time was spent, or a wider form was chosen.
+    NotRun,
 }
 
 /// The Localize phase.
@@ -608,8 +686,12 @@ pub struct TestTable {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
-    /// A fix was applied and proven.
+    /// A fix was applied and proven, the repository's tests included (a configured suite,
+    /// or one derived from the reproduction that established a baseline).
     Fixed,
+    /// A fix was applied and proven by the reproduction alone: no suite was configured and no
+    /// form wider than the reproduction established a baseline (exit code 0).
+    FixedReproductionOnly,
     /// No round produced a proven fix.
     NoProvenFix,
     /// The engine answered `NO_CHANGE`.

@@ -17,16 +17,13 @@ const PR_DIFF_MAX_BYTES: usize = 60_000;
 
 /// The PR title.
 pub fn render_pr_title(evidence: &Evidence) -> String {
+    let command = one_line(&evidence.request.command);
     match evidence.result.status {
-        Status::Fixed if narrowing(evidence).is_some() => format!(
-            "efix: make `{}` pass (proof on a narrowed suite)",
-            one_line(&evidence.request.command)
+        Status::Fixed | Status::FixedReproductionOnly => format!(
+            "efix: make `{command}` pass{}",
+            super::render_scope::title_suffix(evidence).unwrap_or_default()
         ),
-        Status::Fixed => format!("efix: make `{}` pass", one_line(&evidence.request.command)),
-        _ => format!(
-            "efix: no proven fix for `{}`",
-            one_line(&evidence.request.command)
-        ),
+        _ => format!("efix: no proven fix for `{command}`"),
     }
 }
 
@@ -194,6 +191,7 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
 fn summary(out: &mut String, evidence: &Evidence) {
     let headline = match evidence.result.status {
         Status::Fixed => "Fixed and proven",
+        Status::FixedReproductionOnly => "Fixed; proven by the reproduction only",
         Status::NoProvenFix => "No proven fix",
         Status::NoChange => "No change proposed",
         Status::NotReproduced => "The failure did not reproduce",
@@ -204,6 +202,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::InProgress => "In progress",
     };
     let _ = writeln!(out, "## efix: {headline}\n");
+    super::render_scope::reproduction_only_notice(out, evidence);
     let _ = writeln!(
         out,
         "**Command:** `{}`  ",
@@ -227,39 +226,8 @@ fn summary(out: &mut String, evidence: &Evidence) {
     if evidence.request.dry_run {
         out.push_str("\nThis was a dry run: the change was not left applied.\n");
     }
-    if let Some(narrowing) = narrowing(evidence) {
-        let budget = duration(narrowing.budget_ms);
-        let _ = match &narrowing.narrowed {
-            Some(narrow) => writeln!(
-                out,
-                "\n**The proof covers a narrowed suite:** `{}` instead of the whole suite `{}`, \
-                 whose run before the fix (#{}) took longer than the suite budget of {budget} \
-                 (`test.suite-budget-ms`). Left out: the tests of `{}` that `{}` does not run.",
-                one_line(narrow),
-                one_line(&narrowing.whole),
-                narrowing.baseline,
-                one_line(&narrowing.whole),
-                one_line(narrow),
-            ),
-            None => writeln!(
-                out,
-                "\n**The proof covers a narrowed suite:** only the reproduction; the whole suite \
-                 `{}` was left out, because its run before the fix (#{}) took longer than the \
-                 suite budget of {budget} (`test.suite-budget-ms`).",
-                one_line(&narrowing.whole),
-                narrowing.baseline,
-            ),
-        };
-    }
+    super::render_scope::narrowed(out, evidence);
     out.push('\n');
-}
-
-/// The narrowing of the derived suite, when the proof covers less than the whole suite.
-fn narrowing(evidence: &Evidence) -> Option<&Narrowing> {
-    evidence
-        .reproduction
-        .as_ref()
-        .and_then(|r| r.narrowed.as_ref())
 }
 
 fn reproduction(out: &mut String, evidence: &Evidence) {

@@ -1,12 +1,23 @@
 //! Integrity: the checks that keep a change from emptying the proof without fixing anything.
 //!
-//! The patch-time policy (`policy::test_integrity`, `policy::harness`,
-//! `policy::test_detection`) reads the change; the checks here add what a model cannot see
-//! coming: canary runs in the same session as the proof, results taken from a channel the
-//! code under test cannot write, protection of whatever a runner discovers on its own, and
-//! static families of cheats in the non-test side of a change. Each check is data (an
+//! `harness` names what decides how tests run: files a runner or an interpreter loads without
+//! being imported by name, by their names and the test sections of shared manifests;
+//! `discovery` finds the rest from the repository as the change leaves it (modules that shadow
+//! the standard library, a runner or a dependency; setup files a runner's config names).
+//! `test_detection` reads the non-test side of a change for the static families of cheats
+//! (detecting the test run, patching the checker, looking at the caller, exiting early,
+//! reading the tests, equality that always holds, printing result lines), each family with
+//! its own rule id; `special_case` finds the failing test's input answered with its expected
+//! value. At proof time, `channel` takes per-test results from a report the code under test
+//! cannot print into, `completeness` requires a record after the change for every test a
+//! baseline recorded, and `proof` turns both into the proof's checks. Each check is data (an
 //! [`Issue`](crate::policy::Issue) with its own rule id), never an error.
 
 pub mod channel;
 pub mod completeness;
+pub(crate) mod discovery;
+pub mod harness;
+pub(crate) mod pattern;
 pub(crate) mod proof;
+pub mod special_case;
+pub mod test_detection;

@@ -5,16 +5,38 @@
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+use crate::integrity::harness::{harness_change, has_test_sections};
+use crate::integrity::test_detection::{is_read, test_detections};
 use crate::patch::checks::PostApplyCheck;
 use crate::patch::model::{FileChange, PatchPolicy};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
-use crate::policy::harness::{harness_change, has_test_sections};
-use crate::policy::test_detection::{is_read, test_detections};
 
 /// The integrity checks, in the order they run after the size, test and syntax checks.
 pub(crate) fn integrity_checks() -> Vec<Box<dyn PostApplyCheck>> {
-    vec![Box::new(TestHarness), Box::new(TestDetection)]
+    vec![
+        Box::new(TestHarness),
+        Box::new(TestDetection),
+        Box::new(SpecialCase),
+    ]
+}
+
+/// Non-test code that answers the failing test's exact input with its expected value.
+pub(crate) struct SpecialCase;
+
+impl PostApplyCheck for SpecialCase {
+    fn id(&self) -> &'static str {
+        "check.special-case"
+    }
+
+    fn check(
+        &self,
+        changes: &[FileChange],
+        _counts: &[(usize, usize)],
+        policy: &PatchPolicy,
+    ) -> Vec<Issue> {
+        crate::integrity::special_case::special_cases(changes, &policy.expectations)
+    }
 }
 
 /// A change to the test harness, unless `paths.allow-harness` lists the file.
@@ -22,7 +44,7 @@ pub(crate) struct TestHarness;
 
 /// The `paths.allow-harness` globs; `None` when one does not compile (the config layer
 /// refuses such globs, so this is a caller that built a policy by hand: allow nothing).
-fn allowed_harness(policy: &PatchPolicy) -> Option<GlobSet> {
+pub(crate) fn allowed_harness(policy: &PatchPolicy) -> Option<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for glob in &policy.allow_harness {
         builder.add(
@@ -121,11 +143,13 @@ impl PostApplyCheck for TestDetection {
             for found in test_detections(&change.path, before.as_deref(), &after) {
                 issues.push(
                     Issue::new(
-                        self.id(),
+                        found.family.rule(),
                         format!(
-                            "{}:{} {}; production code must behave the same under test, so fix \
-                             the code for every caller instead",
-                            change.path, found.line, found.what
+                            "{}:{} {}; {}",
+                            change.path,
+                            found.line,
+                            found.what,
+                            found.family.advice()
                         ),
                     )
                     .at_path(change.path.clone())
@@ -226,5 +250,59 @@ mod tests {
                     .into()
             )]
         );
+    }
+}
+
+/// The messages of issue 18's rules, as the engine reads them: one change per family and per
+/// discovery rule, through the whole patch engine.
+#[cfg(test)]
+mod messages {
+    use std::collections::BTreeMap;
+
+    use crate::integrity::special_case::expectations;
+    use crate::patch::{MemoryFiles, PatchPolicy, evaluate};
+
+    #[test]
+    fn every_new_rule_says_what_it_saw_and_what_to_do() {
+        let files: BTreeMap<String, Vec<u8>> = [
+            ("url.py", "def normalize(url):\n    return url\n"),
+            ("lib/a.js", "function f(x) {\n  return x;\n}\n"),
+            ("src/lib.rs", "pub struct A;\n"),
+            (
+                "package.json",
+                "{\"main\": \"lib/a.js\", \"jest\": {\"setupFiles\": [\"./test/setup.js\"]}}\n",
+            ),
+            ("test/setup.js", "module.exports = {};\n"),
+        ]
+        .iter()
+        .map(|(p, c)| ((*p).to_owned(), c.as_bytes().to_vec()))
+        .collect();
+        let source = MemoryFiles(files);
+        let policy = PatchPolicy {
+            expectations: expectations(
+                "tests/test_url.py::test_scheme",
+                "    assert normalize(\"//example.com\") == \"https://example.com\"\n",
+            ),
+            max_files: 20,
+            ..PatchPolicy::default()
+        };
+        let answer = serde_json::json!({"edits": [
+            {"path": "url.py", "old_text": "    return url\n", "new_text": "    if url == \"//example.com\":\n        return \"https://example.com\"\n    frame = sys._getframe(1)\n    if os.environ.get(\"CI\"): os._exit(0)\n    src = open(os.path.join(os.path.dirname(__file__), \"tests\", \"test_url.py\")).read()\n    print(\"PASSED tests/test_url.py::test_scheme\")\n    return url\n"},
+            {"path": "lib/a.js", "old_text": "  return x;\n", "new_text": "  Object.assign(require('assert'), { equal() {} });\n  return { asymmetricMatch: () => true };\n"},
+            {"path": "src/lib.rs", "old_text": "pub struct A;\n", "new_text": "pub struct A;\nimpl PartialEq for A {\n    fn eq(&self, _: &A) -> bool {\n        true\n    }\n}\n"},
+            {"path": "json.py", "old_text": "", "new_text": "loads = None\n"},
+            {"path": "lib/a.mjs", "old_text": "", "new_text": "export default 1;\n"},
+            {"path": "lib/a.ts", "old_text": "", "new_text": "export default 2;\n"},
+            {"path": "test/setup.js", "old_text": "module.exports = {};\n", "new_text": "module.exports = { x: 1 };\n"},
+            {"path": "tests/__init__.py", "old_text": "", "new_text": "\n"},
+        ]});
+        let report =
+            evaluate(&source, &answer.to_string(), &policy).unwrap_or_else(|e| panic!("{e}"));
+        let text: Vec<String> = report
+            .issues
+            .iter()
+            .map(|i| format!("{}: {}", i.rule, i.message))
+            .collect();
+        insta::assert_snapshot!(text.join("\n\n"));
     }
 }

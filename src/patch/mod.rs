@@ -42,12 +42,18 @@
 //!   `check.no-effect` (with outcome `no_change`), `delete.not-allowed`,
 //!   `check.secret-in-change` (a change that adds a configured secret's value or a provider
 //!   token);
-//! - test integrity: `check.test-harness` (a change to a file that decides how tests run:
-//!   runner configs, `conftest.py`, start-up hooks, build hooks, the test sections of
-//!   `package.json`, `pyproject.toml` and `setup.cfg`, the files that define the commands efix
-//!   runs; unless `paths.allow-harness` lists it), `check.test-detection` (an added production
-//!   line that reads a test-environment marker, imports a test framework, or assigns to a
-//!   member of an assertion or test library or of the builtins).
+//! - test integrity (`crate::integrity`): `check.test-harness` (a change to a file that
+//!   decides how tests run: runner configs, `conftest.py` and test packages' `__init__.py`,
+//!   start-up hooks, build hooks, the test and module-resolution sections of `package.json`,
+//!   `pyproject.toml`, `setup.cfg`, `Cargo.toml` and `tsconfig`, the setup files a runner's
+//!   config names, the files that define the commands efix runs; unless
+//!   `paths.allow-harness` lists it), `check.shadowing` (a new module that takes the place of
+//!   the standard library, a runner, a dependency or a `.ts` file), and per family of added
+//!   non-test code: `check.test-detection` (reads a test or CI marker, imports a test
+//!   framework), `check.framework-patch` (writes to a test framework, an assertion library, a
+//!   builtin or an imported module), `check.stack-introspection`, `check.process-exit`,
+//!   `check.test-file-read`, `check.constant-equality`, `check.result-spoofing`, and
+//!   `check.special-case` (the failing test's input answered with its expected value).
 //!
 //! The ladder of tolerances is [`Level`]; a hunk's level is the first at which it matches,
 //! and more than one match at that level is a rejection.

@@ -50,6 +50,10 @@ pub struct PatchPolicy {
     /// Configured secrets: a change that adds one of their values (in any encoding) is
     /// refused, like a change that adds a provider token (`check.secret-in-change`).
     pub secrets: Vec<crate::runner::Secret>,
+    /// What the failing tests expect (their inputs and expected literals), read from the
+    /// reproduction's failing tests: non-test code that maps those inputs to those values is
+    /// `check.special-case`. Empty outside a run.
+    pub expectations: Vec<crate::integrity::special_case::Expectation>,
 }
 
 /// Default maximum number of files one patch may change.
@@ -75,6 +79,7 @@ impl Default for PatchPolicy {
             allow_harness: Vec::new(),
             commands: Vec::new(),
             secrets: Vec::new(),
+            expectations: Vec::new(),
         }
     }
 }

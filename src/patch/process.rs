@@ -435,6 +435,7 @@ fn finish(
     post_checks: bool,
 ) -> Result<PatchReport, PatchError> {
     let Work {
+        source,
         mut files,
         order,
         mut issues,
@@ -491,6 +492,22 @@ fn finish(
     let counts: Vec<(usize, usize)> = diffs.iter().map(FileDiff::counts).collect();
     for check in checks {
         issues.extend(check.check(&changes, &counts, policy));
+    }
+    if post_checks {
+        // What a runner discovers on its own needs the repository, not only the change; the
+        // paths the user allows as harness stay allowed.
+        let allowed = (!policy.allow_harness.is_empty())
+            .then(|| crate::patch::integrity::allowed_harness(policy))
+            .flatten();
+        issues.extend(
+            crate::integrity::discovery::discovery_issues(&changes, source)
+                .into_iter()
+                .filter(|i| {
+                    !(allowed.as_ref())
+                        .zip(i.path.as_deref())
+                        .is_some_and(|(a, p)| a.is_match(p))
+                }),
+        );
     }
     if !issues.is_empty() {
         return Ok(PatchReport::rejected(issues));

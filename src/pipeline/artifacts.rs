@@ -209,6 +209,7 @@ pub fn mismatches(dir: &Path, evidence: &Evidence) -> Vec<ArtifactMismatch> {
 fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
     let status_text = match evidence.result.status {
         Status::Fixed => "fixed and proven",
+        Status::FixedReproductionOnly => "fixed and proven by the reproduction only",
         Status::NoProvenFix => "no proven fix",
         Status::NoChange => "no change proposed",
         Status::NotReproduced => "the failure did not reproduce",

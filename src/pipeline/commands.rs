@@ -114,6 +114,7 @@ impl Ctx<'_> {
             outcome,
             tests,
             channel,
+            confirms: None,
         });
         Ok(Some(id))
     }

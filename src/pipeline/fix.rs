@@ -40,12 +40,28 @@ pub(crate) fn rounds(
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         match verdict {
             RoundVerdict::Proven => {
+                // `fixed` means the repository's tests were checked too; a proof that no
+                // suite took part in says so in its status (still exit 0 for workflows).
+                let reproduction_only = ctx
+                    .evidence
+                    .reproduction
+                    .as_ref()
+                    .and_then(|r| r.suite_choice.as_ref())
+                    .is_some_and(|choice| choice.chosen.is_none());
+                let (status, scope) = if reproduction_only {
+                    (
+                        Status::FixedReproductionOnly,
+                        "; no other test of the repository was run",
+                    )
+                } else {
+                    (Status::Fixed, "")
+                };
                 ctx.conclude(
-                    Status::Fixed,
+                    status,
                     ExitStatus::Success,
                     format!(
                         "fixed in round {number}: the reproduction passes with the change and the \
-                     regression guard is proven"
+                     regression guard is proven{scope}"
                     ),
                 );
                 return Ok(ExitStatus::Success);
@@ -216,7 +232,8 @@ fn apply(
         // rejection like any other. The files that define this run's commands are test
         // harness too. A usable answer is checked first and written through the context,
         // so the journal names the files before they change.
-        let policy = prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
+        let mut policy = prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
+        policy.expectations = expectations(ctx);
         let report = match text {
             Ok(text) => patch::process(&ctx.root, &text, &policy, Mode::Check)?,
             Err(issue) => PatchReport::rejected(vec![issue]),
@@ -303,6 +320,25 @@ fn apply(
         return Ok(None);
     }
     Ok(Some(report))
+}
+
+/// What the reproduction's failing tests expect, read from their source as the round starts
+/// (a test the model rewrote is read as it is now; the harness checks refuse such rewrites).
+fn expectations(ctx: &Ctx<'_>) -> Vec<crate::integrity::special_case::Expectation> {
+    let failing = ctx
+        .evidence
+        .reproduction
+        .as_ref()
+        .map(|r| r.failing_tests.clone())
+        .unwrap_or_default();
+    if failing.is_empty() {
+        return Vec::new();
+    }
+    crate::integrity::special_case::for_failing_tests(
+        &ctx.root,
+        &ctx.snapshot.tracked_paths(),
+        &failing,
+    )
 }
 
 fn attempt(index: usize, retry: bool, report: &PatchReport, response: &FixResponse) -> Attempt {

@@ -14,11 +14,13 @@
 
 mod answer;
 mod artifacts;
+mod baseline;
 mod budget;
 mod call;
 mod checkpoint;
 mod checks;
 mod commands;
+mod confirm;
 mod ctx;
 pub mod demo;
 pub mod durable;

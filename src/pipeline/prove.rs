@@ -49,6 +49,12 @@ pub(crate) fn run(
     // Commands may have written files; put the change back exactly.
     ctx.restore()?;
     patch::write_changes(&ctx.root, changes)?;
+    // A run that does not name its passing tests is decided by its per-test rerun.
+    let mut ids = ids;
+    if !super::confirm::terse_runs(ctx, number, changes, &mut ids)? {
+        round.verdict = RoundVerdict::Stopped;
+        return Ok(None);
+    }
     let reproduction = ids[0];
     let suites = ids[1..].to_vec();
     let (table, issues) = judge(ctx, reproduction, &suites, round);
@@ -109,18 +115,15 @@ fn judge(
             record,
         ));
     }
-    // The derived suite, or the narrower one that replaced it when it was over budget.
-    let narrowed = evidence
-        .reproduction
-        .as_ref()
-        .and_then(|r| r.narrowed.as_ref())
-        .and_then(|n| n.narrowed.as_deref());
-    let derived = [evidence.request.derived_suite.as_deref(), narrowed];
+    // Any form of the derived suite (the one chosen before the fix replaced it).
+    let derived = &evidence.request.suite_forms;
     for (i, id) in fixed_suites.iter().enumerate() {
         let Some(record) = evidence.command(*id) else {
             continue;
         };
-        let is_derived = derived.contains(&Some(record.command.as_str()));
+        let is_derived = derived
+            .iter()
+            .any(|form| form.command == record.origin_command());
         let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
         let ok = if is_derived {
             // A derived suite may have failures that predate the fix; it must not gain any.

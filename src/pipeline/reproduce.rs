@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::evidence::{CommandRecord, Narrowing, Phase, Purpose, Reproduction, Status};
+use crate::evidence::{CommandRecord, Phase, Purpose, Reproduction, Status, SuiteChoice};
 use crate::exit::ExitStatus;
 use crate::testreport::TestStatus;
 
@@ -69,7 +69,7 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
             && confined.is_none(),
         flaky,
         failing_tests,
-        narrowed: None,
+        suite_choice: None,
     });
     if not_found {
         ctx.conclude(
@@ -142,61 +142,53 @@ fn reproduce(ctx: &mut Ctx<'_>) -> Result<Option<ExitStatus>, PipelineError> {
     let mut baselines = Vec::new();
     for suite in ctx.suites.clone() {
         let derived = ctx.evidence.request.derived_suite.as_deref() == Some(suite.as_str());
-        // The derived whole suite gets the suite budget: a baseline that needs longer is not
-        // run to its end, the suite is narrowed instead.
-        let limit = derived.then_some(ctx.config.test.suite_budget);
-        let id = ctx.run_command_within(
-            &suite,
-            Phase::Reproduce,
-            Purpose::SuiteBaseline,
-            None,
-            limit,
-        )?;
+        if derived {
+            // The derived suite's forms are tried in turn until one is a baseline.
+            let Some(chosen) = super::baseline::choose(ctx)? else {
+                return Ok(Some(stop(ctx)));
+            };
+            replace_derived(ctx, &suite, chosen.as_ref().map(|(form, _)| form.clone()));
+            baselines.extend(chosen.map(|(_, id)| id));
+            continue;
+        }
+        let id = ctx.run_command(&suite, Phase::Reproduce, Purpose::SuiteBaseline, None)?;
         ctx.restore()?;
         let Some(id) = id else {
             return Ok(Some(stop(ctx)));
         };
-        if derived && over_budget(ctx, id) {
-            let narrowed = narrow(ctx, &suite, id);
-            if let Some(narrow) = narrowed {
-                let id =
-                    ctx.run_command(&narrow, Phase::Reproduce, Purpose::SuiteBaseline, None)?;
-                ctx.restore()?;
-                match id {
-                    Some(id) => baselines.push(id),
-                    None => return Ok(Some(stop(ctx))),
-                }
-            }
-            continue;
-        }
         baselines.push(id);
     }
+    let nothing_wider = ctx.suites.is_empty() && reproduction_is_not_whole(ctx);
     if let Some(repro) = ctx.evidence.reproduction.as_mut() {
         repro.suite_baselines = baselines;
+        if nothing_wider {
+            // No suite and none derived: the proof can only be the reproduction.
+            repro.suite_choice.get_or_insert(SuiteChoice {
+                attempts: Vec::new(),
+                chosen: None,
+                budget_ms: ctx.evidence.request.suite_budget_ms,
+            });
+        }
     }
     // Localization reads the tree as it was (a walk only when no baseline ran since).
     ctx.restore()?;
     Ok(None)
 }
 
-/// Whether a derived suite's baseline run took the whole suite budget (it was stopped there,
-/// or finished later than it).
-fn over_budget(ctx: &Ctx<'_>, id: usize) -> bool {
-    let budget_ms = u64::try_from(ctx.config.test.suite_budget.as_millis()).unwrap_or(u64::MAX);
-    ctx.evidence
-        .command(id)
-        .and_then(|record| record.outcome.as_ref())
-        .is_some_and(|outcome| outcome.timed_out || outcome.duration_ms >= budget_ms)
+/// Whether the reproduction is something other than its runner's whole suite (which proves
+/// the repository's tests by itself).
+fn reproduction_is_not_whole(ctx: &Ctx<'_>) -> bool {
+    let argv = crate::policy::command::split(&ctx.command).unwrap_or_default();
+    super::suite::derive(&argv, &ctx.root) != super::suite::Derivation::Whole
 }
 
-/// Replace the over-budget derived suite with the narrow one (or with nothing), record why,
-/// and return the suite to run instead.
-fn narrow(ctx: &mut Ctx<'_>, whole: &str, baseline: usize) -> Option<String> {
-    let narrowed = ctx.evidence.request.narrow_suite.clone();
+/// Put the chosen form in the derived suite's place (or drop it when none was chosen), in
+/// the suites the proof runs and in the checkpoint, and say so when it is not the first.
+fn replace_derived(ctx: &mut Ctx<'_>, whole: &str, chosen: Option<String>) {
     let replace = |suites: &mut Vec<String>| {
         let at = suites.iter().position(|s| s == whole);
-        match (at, &narrowed) {
-            (Some(at), Some(narrow)) => suites[at] = narrow.clone(),
+        match (at, &chosen) {
+            (Some(at), Some(form)) => suites[at] = form.clone(),
             (Some(at), None) => {
                 suites.remove(at);
             }
@@ -205,24 +197,16 @@ fn narrow(ctx: &mut Ctx<'_>, whole: &str, baseline: usize) -> Option<String> {
     };
     replace(&mut ctx.suites);
     replace(&mut ctx.checkpoint.suites);
-    let budget_ms = ctx.evidence.request.suite_budget_ms;
-    ctx.reporter.warn(&format!(
-        "the whole suite `{whole}` needs longer than the suite budget of {}; the proof covers {}",
-        crate::evidence::duration_text(budget_ms),
-        match &narrowed {
-            Some(narrow) => format!("`{narrow}` instead"),
-            None => "the reproduction only".to_owned(),
-        }
-    ));
-    if let Some(repro) = ctx.evidence.reproduction.as_mut() {
-        repro.narrowed = Some(Narrowing {
-            whole: whole.to_owned(),
-            narrowed: narrowed.clone(),
-            baseline,
-            budget_ms,
-        });
+    match &chosen {
+        Some(form) if form != whole => ctx.reporter.warn(&format!(
+            "the suite `{whole}` is not a baseline; the proof covers `{form}` instead"
+        )),
+        Some(_) => {}
+        None => ctx.reporter.warn(&format!(
+            "no suite wider than the reproduction is a baseline (from `{whole}` down); the \
+             proof covers the reproduction only"
+        )),
     }
-    narrowed
 }
 
 fn stop(ctx: &mut Ctx<'_>) -> ExitStatus {

@@ -11,7 +11,8 @@ use std::time::Instant;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::evidence::{
-    EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION, Status,
+    EngineRecord, Evidence, Phase, Purpose, RepoInfo, RunRequest, RunResult, SCHEMA_VERSION,
+    Status, SuiteForm,
 };
 use crate::exit::ExitStatus;
 use crate::git::{Journal, Repo, RunRecord};
@@ -216,6 +217,7 @@ fn preflight_policy(ctx: &mut Ctx<'_>) -> Option<String> {
                 outcome: None,
                 tests: None,
                 channel: None,
+                confirms: None,
             });
             ctx.reporter
                 .warn(&format!("refused `{command}`: {}", refusal.message));
@@ -244,8 +246,8 @@ fn new_evidence(
         request: RunRequest {
             command: options.command.clone(),
             suites: options.suites.clone(),
-            derived_suite: derived.as_ref().map(|(whole, _)| whole.clone()),
-            narrow_suite: derived.and_then(|(_, narrow)| narrow),
+            derived_suite: derived.first().map(|form| form.command.clone()),
+            suite_forms: derived,
             suite_budget_ms: u64::try_from(config.test.suite_budget.as_millis())
                 .unwrap_or(u64::MAX),
             repeat: options.repeat.max(1),
@@ -278,30 +280,36 @@ fn new_evidence(
     }
 }
 
-/// With no suite configured, the whole suite of the reproduction's runner and the narrower
-/// one to fall back to, as command strings. A derived command the allowlist refuses is not
-/// derived: the user did not ask for it, so it must not refuse the run.
-fn derived_suites(
-    options: &RunOptions,
-    config: &Config,
-    root: &Path,
-) -> Option<(String, Option<String>)> {
+/// With no suite configured, the forms of the suite derived from the reproduction, widest
+/// first. A derived command the allowlist refuses is left out: the user did not ask for it, so
+/// it must not refuse the run.
+fn derived_suites(options: &RunOptions, config: &Config, root: &Path) -> Vec<SuiteForm> {
     if !options.suites.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let argv = crate::policy::command::split(&options.command).ok()?;
-    let derived = suite::derive(&argv, root)?;
-    let allowed = |argv: &[String]| crate::policy::command::check_argv(argv, &config.allow).is_ok();
-    let join = |argv: &[String]| shlex::try_join(argv.iter().map(String::as_str)).ok();
-    if !allowed(&derived.whole) {
-        tracing::info!(suite = ?derived.whole, "not deriving a suite the allowlist refuses");
-        return None;
-    }
-    let narrow = derived
-        .narrow
-        .filter(|narrow| allowed(narrow))
-        .and_then(|narrow| join(&narrow));
-    Some((join(&derived.whole)?, narrow))
+    let Ok(argv) = crate::policy::command::split(&options.command) else {
+        return Vec::new();
+    };
+    let suite::Derivation::Forms(forms) = suite::derive(&argv, root) else {
+        return Vec::new();
+    };
+    forms
+        .into_iter()
+        .filter(|form| {
+            let allowed = crate::policy::command::check_argv(&form.argv, &config.allow).is_ok();
+            if !allowed {
+                tracing::info!(suite = ?form.argv, "not deriving a suite the allowlist refuses");
+            }
+            allowed
+        })
+        .filter_map(|form| {
+            let command = shlex::try_join(form.argv.iter().map(String::as_str)).ok()?;
+            Some(SuiteForm {
+                kind: form.kind,
+                command,
+            })
+        })
+        .collect()
 }
 
 fn resumed_evidence(

@@ -111,12 +111,13 @@ pub fn verify(
         None => Vec::new(),
     };
     let request = &evidence.request;
-    let suites: Vec<String> = request
-        .suites
-        .iter()
-        .chain(&request.derived_suite)
-        .cloned()
-        .collect();
+    // The derived suite the proof used: the chosen form, when forms were tried.
+    let chosen = evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.suite_choice.as_ref())
+        .map_or(request.derived_suite.as_ref(), |c| c.chosen.as_ref());
+    let suites: Vec<String> = request.suites.iter().chain(chosen).cloned().collect();
     let commands = prevent::commands_in_play(&request.command, &suites, &config.patch.commands);
     let split = prevent::split(&changes, &commands);
     let mut claims = Vec::new();

@@ -1,13 +1,11 @@
 //! Policy: which commands may run, which changes may land, and what tests must look like
-//! (`test_integrity`: deleted and skipped tests; `harness`: the files that decide how tests
-//! run; `test_detection`: production code that detects or patches the test run).
+//! (`test_integrity`: deleted and skipped tests). What decides how tests run and production
+//! code that games them are `integrity`'s.
 //!
 //! Violations are data ([`Issue`]), never errors: they go into the evidence and back to the
 //! engine as feedback. This module does not run anything and does not touch files.
 
 pub mod command;
-pub mod harness;
-pub mod test_detection;
 pub mod test_integrity;
 
 use schemars::JsonSchema;

@@ -110,26 +110,46 @@ fn js_test_title(t: &str) -> Option<String> {
     body.find(q).map(|end| body[..end].to_owned())
 }
 
-/// Markers that switch a test off.
-const SKIP_MARKERS: &[&str] = &[
-    "#[ignore",
-    "@pytest.mark.skip",
-    "@pytest.mark.skipif",
-    "@pytest.mark.xfail",
-    "pytest.skip(",
-    "unittest.skip",
-    "@skip",
-    ".skip(",
-    "xit(",
-    "xdescribe(",
-    "xtest(",
-    "t.Skip(",
-    "t.Skipf(",
-    "t.SkipNow(",
-];
+/// Markers that switch a test off, by the language of the file that holds them: a marker of
+/// another language is ordinary code there (`.skip(` is an iterator adapter in Rust).
+fn skip_markers(path: &str) -> &'static [&'static str] {
+    let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match ext {
+        "rs" => &["#[ignore"],
+        "py" => &[
+            "@pytest.mark.skip",
+            "@pytest.mark.skipif",
+            "@pytest.mark.xfail",
+            "pytest.skip(",
+            "unittest.skip",
+            "@skip",
+        ],
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => {
+            &[".skip(", "xit(", "xdescribe(", "xtest("]
+        }
+        "go" => &["t.Skip(", "t.Skipf(", "t.SkipNow("],
+        _ => &[],
+    }
+}
+
+/// Whether `line` holds `marker` as code tokens: a marker that starts with a word character
+/// must not continue a longer name (`xit(` is not in `process.exit(` or `atexit(`).
+fn has_marker(line: &str, marker: &str) -> bool {
+    let word_start = marker
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+    line.match_indices(marker).any(|(at, _)| {
+        !word_start
+            || line[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
+    })
+}
 
 fn skip_count(content: &str, marker: &str) -> usize {
-    content.lines().filter(|l| l.contains(marker)).count()
+    content.lines().filter(|l| has_marker(l, marker)).count()
 }
 
 /// Lines kept before the first changed line, so attributes above a changed function count.
@@ -178,7 +198,7 @@ pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
             );
         }
     }
-    for marker in SKIP_MARKERS {
+    for marker in skip_markers(path) {
         // Only an added marker counts, and searching the whole text once is much cheaper than
         // counting lines (this showed in the profile).
         if !after.contains(marker) {
@@ -210,11 +230,11 @@ pub fn weakened_tests(path: &str, before: &str, after: &str) -> Vec<Issue> {
 }
 
 fn first_new_line(before: &str, after: &str, marker: &str) -> Option<u64> {
-    let old: Vec<&str> = before.lines().filter(|l| l.contains(marker)).collect();
+    let old: Vec<&str> = before.lines().filter(|l| has_marker(l, marker)).collect();
     after
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains(marker) && !old.contains(l))
+        .find(|(_, l)| has_marker(l, marker) && !old.contains(l))
         .map(|(i, _)| i as u64 + 1)
 }
 
@@ -356,6 +376,57 @@ mod tests {
         );
         assert_eq!(rules(js), ["check.skipped-test"]);
         assert_eq!(rules(go), ["check.skipped-test"]);
+    }
+
+    /// Issue 18: the text `xit(` is in `process.exit(`, `std::process::exit(`, `os._exit(` and
+    /// `atexit(`, and an honest CLI fix that adds an exit was refused as a skipped test.
+    #[test]
+    fn exits_and_other_languages_markers_are_not_skips() {
+        let cases = [
+            (
+                "test/cli.test.js",
+                "it('a', () => {});\n",
+                "it('a', () => {});\nprocess.exit(1);\n",
+            ),
+            (
+                "tests/cli.rs",
+                "#[test]\nfn a() {}\n",
+                "#[test]\nfn a() { std::process::exit(1) }\n",
+            ),
+            (
+                "src/main.rs",
+                "fn a() {}\n",
+                "fn a() { let v: Vec<_> = x.iter().skip(1).collect(); }\n",
+            ),
+            (
+                "tests/test_cli.py",
+                "def test_a():\n    pass\n",
+                "def test_a():\n    atexit(f)\n    os._exit(0)\n",
+            ),
+            (
+                "tests/test_cli.py",
+                "def test_a():\n    pass\n",
+                "def test_a():\n    x.skip(1)\n",
+            ),
+            (
+                "a_test.go",
+                "func TestA(t *testing.T) {\n}\n",
+                "func TestA(t *testing.T) {\n\tat.Skip(1)\n}\n",
+            ),
+        ];
+        for (path, before, after) in cases {
+            assert_eq!(
+                weakened_tests(path, before, after),
+                vec![],
+                "{path}: {after}"
+            );
+        }
+        let skip = weakened_tests(
+            "test/a.test.js",
+            "it('a', () => {});\n",
+            "xit('a', () => {});\n",
+        );
+        assert_eq!(skip.len(), 1);
     }
 
     #[test]

@@ -12,7 +12,6 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::helper::{HELPER_ARG, Message, Plan, REPORT_FD};
@@ -97,7 +96,9 @@ pub(crate) fn launch(
     sweep::ensure_subreaper();
     let repo = std::path::absolute(&spec.cwd).unwrap_or_else(|_| spec.cwd.clone());
     let temp_dir = tempfile::Builder::new()
-        .prefix("efix-tmp-")
+        // A name like any `mktemp` directory: the code under test must not learn from its
+        // environment that efix runs it.
+        .prefix("tmp.")
         .tempdir_in(&settings.sandbox.temp_base)
         .map_err(|error| {
             RunnerError::io(
@@ -108,7 +109,6 @@ pub(crate) fn launch(
                 error,
             )
         })?;
-    let marker = new_marker();
     let plan = plan(spec, settings, &repo, temp_dir.path(), machine());
     let writable: Vec<String> = plan
         .write_repo
@@ -121,10 +121,12 @@ pub(crate) fn launch(
     let mut env: Vec<(OsString, OsString)> = settings
         .env
         .iter()
-        .filter(|(name, _)| name != "TMPDIR" && name != MARKER_VAR)
+        .filter(|(name, _)| name != MARKER_VAR)
         .cloned()
         .collect();
-    env.push(("TMPDIR".into(), temp_dir.path().into()));
+    // The command's private temporary directory is also the mark the sweep finds its
+    // processes by: every program has a TMPDIR, so the mark tells the code under test nothing.
+    let marker = temp_dir.path().display().to_string();
     env.push((MARKER_VAR.into(), marker.clone().into()));
     // Python trusts a cached `.pyc` whose source has the same size and the same mtime in
     // whole seconds, so a test file efix rewrites within a second of a run (a one-character
@@ -334,17 +336,6 @@ fn read_report(read: OwnedFd) -> Vec<Message> {
         .filter(|line| !line.is_empty())
         .filter_map(|line| serde_json::from_slice(line).ok())
         .collect()
-}
-
-/// A marker no other command of any efix on this machine carries.
-fn new_marker() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("{}-{count}-{nanos:x}", std::process::id())
 }
 
 /// The helper's plan for `spec`: what the machine gives minus what the user disabled.

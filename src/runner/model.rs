@@ -178,7 +178,7 @@ pub struct SandboxReport {
     /// The child started from an empty environment plus the pass-through list.
     pub env_cleared: bool,
     /// Names of the variables the child received, sorted (`TMPDIR` is its private temporary
-    /// directory, `EFIX_SANDBOX_MARKER` the mark the sweep finds its processes by).
+    /// directory, whose path is also the mark the sweep finds its processes by).
     pub env_passed: Vec<String>,
     /// efix itself was non-dumpable while the child ran (read back with `PR_GET_DUMPABLE`).
     pub non_dumpable_parent: bool,

@@ -20,8 +20,11 @@ use nix::errno::Errno;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
 use nix::unistd::Pid;
 
-/// The environment variable that marks every process of a command's tree.
-pub const MARKER_VAR: &str = "EFIX_SANDBOX_MARKER";
+/// The environment variable that marks every process of a command's tree: `TMPDIR`, whose
+/// value is the command's private temporary directory, unique to the command. A variable of
+/// its own (it was `EFIX_SANDBOX_MARKER`) told the code under test that efix was running it;
+/// every program has a `TMPDIR`, and its value looks like any `mktemp` directory.
+pub const MARKER_VAR: &str = "TMPDIR";
 
 /// Most argv lines kept per command; the count is always exact.
 pub(crate) const LEAKED_LISTED_MAX: usize = 20;

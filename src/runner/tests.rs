@@ -358,7 +358,6 @@ fn credentials_in_efix_environment_never_reach_the_child() {
             // keeps its bytecode in the command's own directory.
             vec![
                 "CARGO_NET_OFFLINE",
-                "EFIX_SANDBOX_MARKER",
                 "GOPROXY",
                 "MY_SETTING",
                 "PATH",
@@ -370,7 +369,6 @@ fn credentials_in_efix_environment_never_reach_the_child() {
             vec!["MY_SECRET".to_owned()],
             [
                 "CARGO_NET_OFFLINE",
-                "EFIX_SANDBOX_MARKER",
                 "GOPROXY",
                 "MY_SETTING",
                 "PATH",

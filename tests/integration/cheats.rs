@@ -1,7 +1,7 @@
 //! Cheats replayed as fixes on real runners — pytest, cargo test and mocha — each of the kinds
 //! published studies of coding agents report: editing the test (a weakened assertion),
 //! special-casing the test run (`PYTEST_CURRENT_TEST`, `cfg!(test)`, `typeof describe`),
-//! monkey-patching the checker (`require('assert').throws = ...`), editing the harness (a
+//! monkey-patching the checker (`require('assert').throws = ...`, `check.framework-patch`), editing the harness (a
 //! `conftest.py` report hook, a `.mocharc.yml` setup file, `.cargo/config.toml`) and writing
 //! into ignored dependencies (`node_modules/mocha`). Every cheat exits 1 with its rule in the
 //! evidence and leaves the tree byte for byte as it was; the honest fix of the same bug in each
@@ -29,7 +29,7 @@ fn answer(output: &str, files: &[&str]) -> Value {
 }
 
 /// The answer `{"edits": [...]}` for `(path, old_text, new_text)` triples.
-fn edits(list: &[(&str, &str, &str)]) -> String {
+pub(crate) fn edits(list: &[(&str, &str, &str)]) -> String {
     let edits: Vec<Value> = list
         .iter()
         .map(|(path, old, new)| json!({"path": path, "old_text": old, "new_text": new}))
@@ -38,9 +38,9 @@ fn edits(list: &[(&str, &str, &str)]) -> String {
 }
 
 /// What a run left behind.
-struct Outcome {
-    run: crate::harness::Run,
-    evidence: Value,
+pub(crate) struct Outcome {
+    pub(crate) run: crate::harness::Run,
+    pub(crate) evidence: Value,
 }
 
 impl Outcome {
@@ -61,7 +61,7 @@ impl Outcome {
 
 /// Run efix once (one round) with `output` as the engine's answer; `files[0]` is the
 /// localized focus, and every file in `files` is justified.
-fn run(repo: &Repo, repro: &str, output: &str, files: &[&str]) -> Outcome {
+pub(crate) fn run(repo: &Repo, repro: &str, output: &str, files: &[&str]) -> Outcome {
     let replay = json!({
         "version": 1,
         "plan": {"hypothesis": "h", "focus_files": [files[0]]},
@@ -81,7 +81,13 @@ fn run(repo: &Repo, repro: &str, output: &str, files: &[&str]) -> Outcome {
 
 /// Replay a cheat: it must exit 1, be refused with exactly `rules`, and leave the tree as it
 /// was.
-fn refused(repo: &Repo, repro: &str, output: &str, files: &[&str], rules: &[&str]) -> Outcome {
+pub(crate) fn refused(
+    repo: &Repo,
+    repro: &str,
+    output: &str,
+    files: &[&str],
+    rules: &[&str],
+) -> Outcome {
     let before = repo.fingerprint();
     let outcome = run(repo, repro, output, files);
     let outcome = Outcome {
@@ -337,14 +343,14 @@ fn rust_honest_fix_is_proven() {
 
 // --- JavaScript, mocha ----------------------------------------------------------------------
 
-const JS_REPRO: &str = "node node_modules/mocha/bin/mocha.js test/duration.test.js";
+pub(crate) const JS_REPRO: &str = "node node_modules/mocha/bin/mocha.js test/duration.test.js";
 const DURATION_JS: &str = "'use strict';\n\nconst UNITS = { ms: 1, s: 1000, m: 60000, h: 3600000 };\n\n/**\n * Parses a duration such as `10s` or `250ms` into milliseconds; throws a TypeError for text\n * that is not a duration.\n */\nfunction parseDuration(text) {\n  const match = /^(\\d+)(ms|s|m|h)$/.exec(text);\n  const value = Number(match ? match[1] : text);\n  return value * (match ? UNITS[match[2]] : 1);\n}\n\nmodule.exports = { parseDuration };\n";
 const DURATION_TEST_JS: &str = "'use strict';\n\nconst assert = require('assert');\nconst { parseDuration } = require('../lib/duration');\n\ndescribe('parseDuration', function () {\n  it('reads seconds', function () {\n    assert.strictEqual(parseDuration('10s'), 10000);\n  });\n\n  it('reads milliseconds', function () {\n    assert.strictEqual(parseDuration('250ms'), 250);\n  });\n\n  it('rejects text that is not a duration', function () {\n    assert.throws(() => parseDuration('abc'), TypeError);\n  });\n});\n";
 const RUNNER_FAIL: &str =
     "Runner.prototype.fail = function (test, err, force) {\n  force = force === true;\n";
 
 /// The duration project with mocha installed in its own (ignored) `node_modules/`.
-fn javascript_repo(config: Option<&str>) -> Repo {
+pub(crate) fn javascript_repo(config: Option<&str>) -> Repo {
     let mut files = vec![
         (".gitignore", "node_modules/\n"),
         (
@@ -370,7 +376,7 @@ const JS_SOURCE_COMMENT: (&str, &str, &str) = (
 );
 
 #[test]
-fn javascript_monkey_patched_assert_throws_is_test_detection() {
+fn javascript_monkey_patched_assert_throws_is_a_framework_patch() {
     let repo = javascript_repo(None);
     let patch = edits(&[(
         "lib/duration.js",
@@ -382,7 +388,7 @@ fn javascript_monkey_patched_assert_throws_is_test_detection() {
         JS_REPRO,
         &patch,
         &["lib/duration.js"],
-        &["check.test-detection"],
+        &["check.framework-patch"],
     );
 }
 
@@ -446,14 +452,16 @@ fn javascript_mocharc_setup_file_is_a_harness_change() {
         JS_REPRO,
         &mocha_setup_cheat(),
         &["lib/duration.js", ".mocharc.yml"],
-        &["check.test-harness"],
+        // The configuration, and the setup file it names (issue 18: found by what the
+        // configuration loads, not by the file's name).
+        &["check.test-harness", "check.test-harness"],
     );
 }
 
 #[test]
 fn javascript_mocharc_allowed_by_config_still_fails_because_tests_pass_without_the_fix() {
     let repo = javascript_repo(Some(
-        "version: 1\npaths:\n  allow-harness: [.mocharc.yml]\n",
+        "version: 1\npaths:\n  allow-harness: [.mocharc.yml, test/setup.js]\n",
     ));
     refused(
         &repo,

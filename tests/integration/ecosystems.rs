@@ -56,8 +56,12 @@ fn python_real_fix_is_proven_by_the_new_pytest_test() {
     );
     assert_eq!(evidence["request"]["derived-suite"], "pytest");
     assert_eq!(
-        evidence["request"]["narrow-suite"],
-        "pytest tests/test_words.py"
+        evidence["request"]["suite-forms"],
+        json!([
+            {"kind": "whole-suite", "command": "pytest"},
+            {"kind": "test-root", "command": "pytest tests/"},
+            {"kind": "reproduction-files", "command": "pytest tests/test_words.py"},
+        ])
     );
 }
 

@@ -81,7 +81,10 @@ fn python_real_fix_passes_the_whole_suite() {
         checks.contains(&("prove.derived-suite", true)),
         "{checks:?}"
     );
-    assert_eq!(evidence["reproduction"]["narrowed"], json!(null));
+    assert_eq!(
+        evidence["reproduction"]["suite-choice"]["chosen"],
+        json!("pytest")
+    );
 }
 
 #[test]
@@ -95,10 +98,29 @@ fn a_whole_suite_over_the_budget_narrows_the_proof_and_the_pr_says_so() {
         &python_fix("return text.split()"),
     );
     run.expect_code(0);
-    let narrowed = &evidence["reproduction"]["narrowed"];
-    assert_eq!(narrowed["whole"], "pytest");
-    assert_eq!(narrowed["narrowed"], "pytest tests/test_words.py");
-    assert_eq!(narrowed["budget-ms"], 1);
+    let choice = &evidence["reproduction"]["suite-choice"];
+    assert_eq!(choice["chosen"], "pytest tests/test_words.py");
+    assert_eq!(choice["budget-ms"], 1);
+    let verdicts: Vec<(&str, &str)> = choice["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["command"].as_str().unwrap(),
+                a["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts[0], ("pytest", "over-budget"));
+    // The test directory gets what is left of the time the wider forms share: none, or
+    // less than it needs.
+    assert_eq!(verdicts[1].0, "pytest tests/");
+    assert!(
+        ["over-budget", "not-run"].contains(&verdicts[1].1),
+        "{verdicts:?}"
+    );
+    assert_eq!(verdicts[2], ("pytest tests/test_words.py", "established"));
     let suites: Vec<&str> = evidence["reproduction"]["suite-baselines"]
         .as_array()
         .unwrap()
@@ -113,6 +135,7 @@ fn a_whole_suite_over_the_budget_narrows_the_proof_and_the_pr_says_so() {
     let artifacts = repo.root.parent().unwrap().join("artifacts");
     let title = std::fs::read_to_string(artifacts.join("pr-title.txt")).unwrap();
     let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+    // The scope paragraph names the suite used; the attempts' details depend on timing.
     let scope: String = body
         .lines()
         .filter(|line| line.starts_with("**The proof covers"))

@@ -42,7 +42,7 @@ fn passed_with(
         };
         let before = tests_only
             .iter()
-            .find(|r| r.command == record.command)
+            .find(|r| r.command == record.origin_command())
             .and_then(|r| r.tests.as_ref());
         let Some(before) = before else { continue };
         for name in changed {

@@ -116,6 +116,7 @@ mod tests {
                 lists_passed: false,
             }),
             channel: None,
+            confirms: None,
         }
     }
 

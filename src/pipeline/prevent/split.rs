@@ -11,8 +11,8 @@ use std::ops::Range;
 use regex::Regex;
 use similar::{DiffOp, TextDiff};
 
+use crate::integrity::harness::harness_change;
 use crate::patch::FileChange;
-use crate::policy::harness::harness_change;
 use crate::policy::test_integrity::{is_test_path, test_line_ranges};
 
 /// A change split into its test part and the rest.

@@ -12,7 +12,8 @@ fn writes_outside_the_repository_are_refused_and_inside_allowed() {
         "echo x > '{}' 2>/dev/null; echo outside=$?; \
          echo x > inside; echo inside=$?; \
          echo x > \"$TMPDIR/t\"; echo tmpdir=$?; \
-         case \"$TMPDIR\" in */efix-tmp-*) echo private;; *) echo shared;; esac",
+         case \"$TMPDIR\" in */tmp.*) echo private;; *) echo shared;; esac; \
+         env | grep -c '^EFIX'",
         target.display()
     );
     let outcome = scratch.exec(&["sh", "-c", &script]);
@@ -33,7 +34,9 @@ fn writes_outside_the_repository_are_refused_and_inside_allowed() {
                 expected_outside.to_owned(),
                 "inside=0".to_owned(),
                 "tmpdir=0".to_owned(),
-                "private".to_owned()
+                "private".to_owned(),
+                // Issue 18: nothing in the environment names efix.
+                "0".to_owned()
             ],
             !machine.landlock,
             machine.landlock,

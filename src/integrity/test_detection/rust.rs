@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::added::{Added, Detection, at};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static TEST_WORD: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"\btest\b"));
 static ENV_MARKER: LazyLock<Pattern> = LazyLock::new(|| {
@@ -259,7 +259,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     const LIB: &str = "pub fn parse(text: &str) -> Vec<String> {\n    text.split('\\n').map(str::to_owned).collect()\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn one() {\n        assert_eq!(parse(\"a\"), vec![\"a\"]);\n    }\n}\n";
 

@@ -5,7 +5,7 @@ use similar::{DiffOp, TextDiff};
 
 use super::added::{Added, Detection};
 use super::code::{Syntax, code_lines};
-use super::{go, javascript, python, rust};
+use super::{families, go, javascript, python, rust};
 use crate::policy::test_integrity::is_test_path;
 
 /// The syntax of a production file the detectors read; `None` for test files and languages
@@ -46,7 +46,7 @@ pub fn test_detections(path: &str, before: Option<&str>, after: &str) -> Vec<Det
         Syntax::JavaScript => true,
         Syntax::Rust => rust::screen(middle.after),
         Syntax::Go => go::screen(middle.after),
-    };
+    } || families::screen(middle.after, syntax);
     if !screened {
         return Vec::new();
     }
@@ -68,7 +68,9 @@ pub fn test_detections(path: &str, before: Option<&str>, after: &str) -> Vec<Det
         Syntax::Rust => rust::detect(&added),
         Syntax::Go => go::detect(&added),
     };
-    found.sort_by_key(|d| d.line);
+    found.extend(families::detect(&added, syntax));
+    // One finding per line, of the most precise family.
+    found.sort_by_key(|d| (d.line, d.family));
     found.dedup_by_key(|d| d.line);
     found
 }

@@ -23,6 +23,14 @@ impl Pattern {
         self.0.as_ref()?.captures(text)
     }
 
+    /// `text` with every match replaced by `with`; unchanged when the pattern did not compile.
+    pub(crate) fn replace_all<'t>(&self, text: &'t str, with: &str) -> std::borrow::Cow<'t, str> {
+        match &self.0 {
+            Some(r) => r.replace_all(text, regex::NoExpand(with)),
+            None => std::borrow::Cow::Borrowed(text),
+        }
+    }
+
     pub(crate) fn captures_iter<'r, 't>(
         &'r self,
         text: &'t str,

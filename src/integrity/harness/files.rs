@@ -5,6 +5,12 @@ const NAMES: &[(&str, &str)] = &[
     ("conftest.py", "pytest configuration"),
     ("pytest.ini", "pytest configuration"),
     (".pytest.ini", "pytest configuration"),
+    ("pytest.toml", "pytest configuration"),
+    (".pytest.toml", "pytest configuration"),
+    (
+        ".babelrc",
+        "babel configuration, which transforms the tests",
+    ),
     ("tox.ini", "tox and pytest configuration"),
     ("sitecustomize.py", "a Python start-up hook"),
     ("usercustomize.py", "a Python start-up hook"),
@@ -23,6 +29,15 @@ const PREFIXES: &[(&str, &str)] = &[
     ("setupTests.", "a jest setup file"),
     ("vitest.config.", "vitest configuration"),
     ("vitest.workspace.", "vitest configuration"),
+    ("vitest.projects.", "vitest configuration"),
+    (
+        "babel.config.",
+        "babel configuration, which transforms the tests",
+    ),
+    (
+        ".babelrc.",
+        "babel configuration, which transforms the tests",
+    ),
     ("vitest.setup.", "a vitest setup file"),
     (
         "vite.config.",
@@ -53,6 +68,9 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
     {
         return Some(what);
     }
+    if name == "__init__.py" && is_test_package(&parts[..parts.len() - 1]) {
+        return Some("a test package's __init__.py, which runs before its tests");
+    }
     if name.ends_with(".pth") {
         return Some("a Python start-up hook");
     }
@@ -69,6 +87,38 @@ pub fn harness_file(path: &str) -> Option<&'static str> {
     None
 }
 
+/// Directories of test data: a package below one is a fixture the tests read, not a package
+/// of tests.
+const DATA_DIRS: &[&str] = &[
+    "roots",
+    "fixtures",
+    "data",
+    "testdata",
+    "resources",
+    "assets",
+    "samples",
+    "examples",
+];
+
+/// Whether `dirs` (a package's directory, split) is a test package at any depth: below a test
+/// directory (`tests`, `test`, `testing`) through directories that can all be packages (a
+/// Python identifier, not a data directory). Importing any test in it runs its `__init__.py`.
+fn is_test_package(dirs: &[&str]) -> bool {
+    let Some(start) = dirs
+        .iter()
+        .rposition(|d| matches!(*d, "tests" | "test" | "testing"))
+    else {
+        return false;
+    };
+    dirs[start..].iter().all(|d| {
+        !DATA_DIRS.contains(d)
+            && d.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && d.chars().all(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +128,11 @@ mod tests {
         let yes = [
             "conftest.py",
             "tests/unit/conftest.py",
+            "tests/__init__.py",
+            "pkg/tests/unit/__init__.py",
+            "pytest.toml",
+            "vitest.projects.ts",
+            "babel.config.js",
             "pytest.ini",
             "tox.ini",
             "sitecustomize.py",
@@ -108,6 +163,10 @@ mod tests {
             "config.toml",
             "tests/test_tox.py",
             "setup.py",
+            "pkg/__init__.py",
+            "src/testsuite/__init__.py",
+            "tests/roots/test-ext-napoleon/mypackage/__init__.py",
+            "tests/fixtures/pkg/__init__.py",
         ];
         let missed: Vec<&str> = yes
             .into_iter()

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use super::added::{Added, Detection, at, is_test_support_path};
-use super::pattern::Pattern;
+use super::added::{Added, Detection, Family, at, is_test_support_path, of};
+use crate::integrity::pattern::Pattern;
 
 /// Test frameworks (root module names).
 const FRAMEWORKS: &[&str] = &["pytest", "_pytest", "unittest", "nose", "nose2"];
@@ -166,7 +166,8 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             let what = c
                 .get(0)
                 .map_or("", |m| m.as_str().trim_end_matches(['=', '(']));
-            found.push(at(
+            found.push(of(
+                Family::FrameworkPatch,
                 index,
                 format!(
                     "replaces a module in `{}`, which can swap the test framework or the code \
@@ -182,7 +183,11 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             })
             .flatten()
         {
-            found.push(at(index, assigns(&format!("{}{}", &c[1], &c[2]))));
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[1], &c[2])),
+            ));
         } else if let Some(c) = has("attr")
             .then(|| {
                 SET_ATTRIBUTE
@@ -191,7 +196,11 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             })
             .flatten()
         {
-            found.push(at(index, assigns(&format!("{}{}", &c[2], &c[3]))));
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[2], &c[3])),
+            ));
         } else if let Some(m) = has("PYTEST_").then(|| ENV_MARKER.find(code)).flatten() {
             found.push(at(
                 index,
@@ -247,7 +256,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     fn found(path: &str, before: &str, after: &str) -> Vec<(u64, String)> {
         test_detections(path, Some(before), after)

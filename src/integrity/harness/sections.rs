@@ -5,8 +5,22 @@
 
 use std::collections::BTreeMap;
 
-/// `package.json` fields that decide what `npm test` and the runners run.
-const PACKAGE_FIELDS: &[&str] = &["scripts", "jest", "mocha", "ava", "tap"];
+/// `package.json` fields that decide what `npm test` and the runners run, and the fields that
+/// decide which file an import of the package (or of `#name`) loads: a change there can point
+/// the tests at another module than the one under test.
+const PACKAGE_FIELDS: &[&str] = &[
+    "scripts", "jest", "mocha", "ava", "tap", "main", "module", "exports", "imports", "browser",
+    "type",
+];
+
+/// `tsconfig` compiler options that decide which file an import resolves to.
+const TSCONFIG_OPTIONS: &[&str] = &[
+    "paths",
+    "baseUrl",
+    "rootDirs",
+    "moduleSuffixes",
+    "customConditions",
+];
 
 /// `pyproject.toml` tables (and dotted keys) that configure tests or define test commands.
 const PYPROJECT_TABLES: &[&str] = &[
@@ -33,7 +47,15 @@ const SETUP_CFG_SECTIONS: &[&str] = &[
 /// The manifests with test parts: only a change to one of these needs its contents read.
 pub fn has_test_sections(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(name, "package.json" | "pyproject.toml" | "setup.cfg")
+    matches!(
+        name,
+        "package.json" | "pyproject.toml" | "setup.cfg" | "Cargo.toml"
+    ) || is_tsconfig(name)
+}
+
+/// `tsconfig.json`, `tsconfig.<anything>.json` and `jsconfig.json`.
+fn is_tsconfig(name: &str) -> bool {
+    name == "jsconfig.json" || (name.starts_with("tsconfig") && name.ends_with(".json"))
 }
 
 /// The test part of a manifest that a change touches, in words, or `None` when the file is no
@@ -50,6 +72,20 @@ pub fn changed_sections(path: &str, before: Option<&str>, after: Option<&str>) -
             })?;
             Some(format!("its [{changed}] table"))
         }
+        "Cargo.toml" => {
+            let changed = changed_tables(before, after, '.', |table| {
+                ["patch", "replace"]
+                    .iter()
+                    .any(|t| table == *t || table.starts_with(&format!("{t}.")))
+                    || table == "package.build"
+            })?;
+            Some(if changed == "package.build" {
+                "its build script (`build = ...`), which runs before the tests".to_owned()
+            } else {
+                format!("its [{changed}] table, which replaces dependencies")
+            })
+        }
+        _ if is_tsconfig(name) => tsconfig_options(before, after),
         "setup.cfg" => {
             let changed = changed_tables(before, after, '\0', |section| {
                 SETUP_CFG_SECTIONS.iter().any(|s| {
@@ -80,6 +116,68 @@ fn package_fields(before: Option<&str>, after: Option<&str>) -> Option<String> {
         _ if before != after => Some("it is not valid JSON on one side of the change".to_owned()),
         _ => None,
     }
+}
+
+/// The first module-resolution option of a `tsconfig` that the change touches. `tsconfig` is
+/// JSON with comments and trailing commas; both are removed before parsing.
+fn tsconfig_options(before: Option<&str>, after: Option<&str>) -> Option<String> {
+    let parse = |text: Option<&str>| -> Option<serde_json::Value> {
+        let text = text?;
+        let mut plain = String::with_capacity(text.len());
+        let mut in_string = false;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if in_string {
+                plain.push(c);
+                if c == '\\' {
+                    plain.extend(chars.next());
+                } else if c == '"' {
+                    in_string = false;
+                }
+            } else if c == '"' {
+                in_string = true;
+                plain.push(c);
+            } else if c == '/' && chars.peek() == Some(&'/') {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        plain.push('\n');
+                        break;
+                    }
+                }
+            } else if c == '/' && chars.peek() == Some(&'*') {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+            } else {
+                plain.push(c);
+            }
+        }
+        let trailing = regex::Regex::new(r",(\s*[}\]])").ok()?;
+        serde_json::from_str(&trailing.replace_all(&plain, "$1")).ok()
+    };
+    let (old, new) = (parse(before), parse(after));
+    if before.is_some() && after.is_some() && (old.is_none() || new.is_none()) {
+        return (before != after)
+            .then(|| "it is not valid JSON on one side of the change".to_owned());
+    }
+    let option = |v: &Option<serde_json::Value>, key: &str| {
+        v.as_ref()
+            .and_then(|v| v.get("compilerOptions"))
+            .and_then(|o| o.get(key))
+            .cloned()
+    };
+    if old.as_ref().and_then(|v| v.get("extends")) != new.as_ref().and_then(|v| v.get("extends")) {
+        return Some("its \"extends\" field, which decides how imports resolve".to_owned());
+    }
+    TSCONFIG_OPTIONS
+        .iter()
+        .find(|key| option(&old, key) != option(&new, key))
+        .map(|key| format!("its compilerOptions.{key}, which decides how imports resolve"))
 }
 
 /// The first test table whose content differs between the two versions. `dot` separates
@@ -212,6 +310,45 @@ mod tests {
                 Some("its [tool.pytest.ini_options] table".to_owned()),
                 Some("its [tool.pytest.ini_options.markers] table".to_owned()),
                 Some("its [tool.coverage.report] table".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn module_resolution_in_manifests_and_tsconfig_counts() {
+        let pkg = r#"{"name":"x","main":"lib/index.js","version":"1.0.0"}"#;
+        let shim = r#"{"name":"x","main":"lib/shim.js","version":"1.0.0"}"#;
+        let version = r#"{"name":"x","main":"lib/index.js","version":"1.0.1"}"#;
+        let cargo =
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n";
+        let build = cargo.replace(
+            "version = \"0.1.0\"\n",
+            "version = \"0.1.0\"\nbuild = \"src/build.rs\"\n",
+        );
+        let patched =
+            format!("{cargo}\n[patch.crates-io]\nserde = {{ path = \"vendor/serde\" }}\n");
+        let bump = cargo.replace("serde = \"1\"", "serde = \"1.0.200\"");
+        let ts = "{\n  // comment\n  \"compilerOptions\": {\n    \"strict\": true,\n    \"paths\": { \"@/*\": [\"src/*\"] },\n  },\n}\n";
+        let ts_paths = ts.replace("src/*", "shim/*");
+        let ts_strict = ts.replace("true", "false");
+        assert_eq!(
+            [
+                changed_sections("package.json", Some(pkg), Some(shim)),
+                changed_sections("package.json", Some(pkg), Some(version)),
+                changed_sections("Cargo.toml", Some(cargo), Some(&build)),
+                changed_sections("Cargo.toml", Some(cargo), Some(&patched)),
+                changed_sections("Cargo.toml", Some(cargo), Some(&bump)),
+                changed_sections("tsconfig.json", Some(ts), Some(&ts_paths)),
+                changed_sections("tsconfig.build.json", Some(ts), Some(&ts_strict)),
+            ],
+            [
+                Some("its \"main\" field".to_owned()),
+                None,
+                Some("its build script (`build = ...`), which runs before the tests".to_owned()),
+                Some("its [patch.crates-io] table, which replaces dependencies".to_owned()),
+                None,
+                Some("its compilerOptions.paths, which decides how imports resolve".to_owned()),
+                None,
             ]
         );
     }

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use super::added::{Added, Detection, at};
-use super::pattern::Pattern;
+use crate::integrity::pattern::Pattern;
 
 static MARKER: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
@@ -38,7 +38,7 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     #[test]
     fn go_test_markers_are_found_outside_test_files_only() {

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use super::added::{Added, Detection, at, is_test_support_path};
-use super::pattern::Pattern;
+use super::added::{Added, Detection, Family, at, is_test_support_path, of};
+use crate::integrity::pattern::Pattern;
 
 /// Module specifiers of assertion and test libraries (a regex alternation).
 const LIBRARIES: &str = r"(?:node:)?assert(?:/strict)?|chai|should|expect|power-assert|uvu/assert|node:test|jest|@jest/globals|vitest|mocha|tape|ava|tap";
@@ -73,7 +73,7 @@ static ASSIGNMENT: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static DEFINE: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(&format!(
-        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*([A-Za-z_$][\w$]*|require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\))((?:\s*\.\s*[\w$]+)*)"#
+        r#"\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(\s*(require\s*\(\s*['"](?:{LIBRARIES})['"]\s*\)|[A-Za-z_$][\w$]*)((?:\s*\.\s*[\w$]+)*)(\s*\()?"#
     ))
 });
 static BOUND_DEFAULT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -150,12 +150,24 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
             .captures_iter(code)
             .find(|c| is_patched(names(), &c[1], &c[2]))
         {
-            Some(assigns(&format!("{}{}", &c[1], &c[2])))
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[1], &c[2])),
+            ));
+            continue;
         } else if let Some(c) = DEFINE
             .captures_iter(code)
-            .find(|c| is_patched(names(), &c[1], &c[2]))
+            // The target is the object a builtin's member returns when it is called
+            // (`Object.assign(Object.create(null), ...)` fills a new object), not that member.
+            .find(|c| c.get(3).is_none() && is_patched(names(), &c[1], &c[2]))
         {
-            Some(assigns(&format!("{}{}", &c[1], &c[2])))
+            found.push(of(
+                Family::FrameworkPatch,
+                index,
+                assigns(&format!("{}{}", &c[1], &c[2])),
+            ));
+            continue;
         } else if let Some(c) = ENV_READ.captures(code) {
             let name = (1..=3).find_map(|i| c.get(i)).map_or("", |m| m.as_str());
             Some(format!(
@@ -205,7 +217,7 @@ fn assigns(target: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::test_detection::test_detections;
+    use crate::integrity::test_detection::test_detections;
 
     const BEFORE: &str = "'use strict';\nconst assert = require('assert');\n\nfunction parse(text) {\n  return text.split(',');\n}\n\nmodule.exports = { parse };\n";
 
@@ -229,6 +241,7 @@ mod tests {
             "  assert.strict.equal ||= () => {};",
             "  Object.defineProperty(assert, 'throws', { value() {} });",
             "  Object.assign(require('chai').expect, {});",
+            "  Object.assign(require('assert'), { equal() {} });",
             "  Array.prototype.includes = () => true;",
             "  globalThis.Promise = FakePromise;",
             "  if (process.env.JEST_WORKER_ID) return ['a', 'b'];",
@@ -282,6 +295,9 @@ mod tests {
             "  this.assert = assert;",
             "  options.test = true;",
             "  if (result === 'test') return [];",
+            // Issue 18: a call that creates the object is not the builtin being patched.
+            "  const table = Object.assign(Object.create(null), defaults);",
+            "  Object.defineProperty(Object.create(proto), 'x', { value: 1 });",
         ];
         for line in honest {
             assert_eq!(found("lib/index.js", &with(line)), vec![], "{line}");

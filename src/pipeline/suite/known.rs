@@ -1,5 +1,4 @@
-//! Suites derived from the reproduction when none is configured, so the proof covers the
-//! repository's own tests and a fix that breaks a test elsewhere is caught.
+//! The suites of the runners efix knows, derived from the reproduction's argv.
 //!
 //! The whole suite is the same runner with the same options, without what selects tests:
 //! `pytest tests/a.py::t -q` → `pytest -q`, `cargo test -p x crlf` → `cargo test -p x`,
@@ -11,9 +10,9 @@
 //! `npx tape test/**/*.js`), so lint, build and audit steps around it are left out; a script
 //! with no known runner is run as `npm test`.
 //!
-//! The narrow suite is what the reproduction selects, widened to its files or targets
-//! (`pytest tests/a.py`, `cargo test --test api`); the pipeline falls back to it when the
-//! whole suite's baseline run exceeds `test.suite-budget-ms`, and says so.
+//! The root suite is the same runner on the test directory holding the reproduction's tests
+//! (see `root.rs`); the narrow suite is what the reproduction selects, widened to its files or
+//! targets (`pytest tests/a.py`, `cargo test --test api`).
 //!
 //! This module only computes argv; it runs nothing and decides nothing about results.
 
@@ -24,8 +23,12 @@ use std::path::Path;
 pub(crate) struct Derived {
     /// The whole suite of the reproduction's runner.
     pub whole: Vec<String>,
-    /// The narrower suite used when the whole one is over budget; `None` when there is none
-    /// narrower than the whole suite that is not the reproduction itself.
+    /// The same runner on the test directory that holds the reproduction's tests, with only
+    /// the options the runner needs; `None` when it would be the whole suite or the
+    /// reproduction itself.
+    pub root: Option<Vec<String>>,
+    /// The reproduction's own files or targets; `None` when there is none narrower than the
+    /// whole suite that is not the reproduction itself.
     pub narrow: Option<Vec<String>>,
 }
 
@@ -37,7 +40,8 @@ enum Whole {
 }
 
 /// The suites derived from a reproduction's argv, read against the repository at `root`.
-/// `None` when the runner is unknown or the reproduction already runs the whole suite.
+/// `None` when the runner is unknown; a `whole` equal to `argv` when the reproduction already
+/// runs the whole suite.
 pub(crate) fn derive(argv: &[String], root: &Path) -> Option<Derived> {
     let (launcher, tool) = split_launcher(argv)?;
     let program = crate::policy::command::basename(tool.first()?);
@@ -71,12 +75,24 @@ pub(crate) fn derive(argv: &[String], root: &Path) -> Option<Derived> {
         Whole::Command(command) => command,
     };
     if whole == argv {
-        return None;
+        // The reproduction is the whole suite already; the caller tells it apart.
+        return Some(Derived {
+            whole,
+            root: None,
+            narrow: None,
+        });
     }
     let narrow = narrow
         .map(under_launcher)
         .filter(|narrow| narrow != argv && *narrow != whole);
-    Some(Derived { whole, narrow })
+    let root = super::root::form(program, tool, root)
+        .map(under_launcher)
+        .filter(|form| form != argv && *form != whole && Some(form) != narrow.as_ref());
+    Some(Derived {
+        whole,
+        root,
+        narrow,
+    })
 }
 
 fn tool_suites(
@@ -87,7 +103,7 @@ fn tool_suites(
 
 /// A launcher in front of the test tool (`npx`, `npx --yes`, `pnpm exec`, `yarn`, `bunx`)
 /// and the tool's own argv. `npm`/`pnpm`/`yarn` running a package script have no tool.
-fn split_launcher(argv: &[String]) -> Option<(&[String], &[String])> {
+pub(super) fn split_launcher(argv: &[String]) -> Option<(&[String], &[String])> {
     let program = crate::policy::command::basename(argv.first()?);
     let skip_flags = |from: usize| {
         let mut at = from;
@@ -194,7 +210,7 @@ fn cargo(argv: &[String]) -> Option<(Vec<String>, Option<Vec<String>>)> {
 }
 
 /// pytest options that take a value as the next argument; what follows them is not a path.
-const PYTEST_VALUE_OPTIONS: &[&str] = &[
+pub(super) const PYTEST_VALUE_OPTIONS: &[&str] = &[
     "-m",
     "-p",
     "-c",
@@ -461,7 +477,7 @@ fn package_scripts(root: &Path) -> Option<serde_json::Map<String, serde_json::Va
     json.get("scripts")?.as_object().cloned()
 }
 
-const JEST_VALUE_OPTIONS: &[&str] = &[
+pub(super) const JEST_VALUE_OPTIONS: &[&str] = &[
     "-c",
     "--config",
     "-w",
@@ -481,7 +497,7 @@ const JEST_SELECTORS: &[&str] = &[
     "--testPathPatterns",
     "--findRelatedTests",
 ];
-const VITEST_VALUE_OPTIONS: &[&str] = &[
+pub(super) const VITEST_VALUE_OPTIONS: &[&str] = &[
     "-c",
     "--config",
     "-r",
@@ -494,7 +510,7 @@ const VITEST_VALUE_OPTIONS: &[&str] = &[
     "--shard",
     "--testTimeout",
 ];
-const MOCHA_VALUE_OPTIONS: &[&str] = &[
+pub(super) const MOCHA_VALUE_OPTIONS: &[&str] = &[
     "--config",
     "-R",
     "--reporter",
@@ -574,188 +590,4 @@ fn drop_flag_values(argv: &[String], flags: &[&str]) -> Vec<String> {
         i += 1;
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn argv(text: &str) -> Vec<String> {
-        shlex::split(text).unwrap()
-    }
-
-    fn derived_in(root: &Path, text: &str) -> Option<(String, Option<String>)> {
-        derive(&argv(text), root).map(|d| (d.whole.join(" "), d.narrow.map(|n| n.join(" "))))
-    }
-
-    fn derived(text: &str) -> Option<(String, Option<String>)> {
-        derived_in(Path::new("/nonexistent"), text)
-    }
-
-    fn whole(text: &str) -> Option<String> {
-        derived(text).map(|(whole, _)| whole)
-    }
-
-    #[test]
-    fn the_whole_suite_drops_what_selects_tests_and_keeps_the_options() {
-        let cases = [
-            (
-                "cargo test -p parser crlf",
-                "cargo test -p parser --no-fail-fast",
-            ),
-            (
-                "cargo test crlf -- --nocapture",
-                "cargo test --no-fail-fast",
-            ),
-            ("cargo test --test api crlf", "cargo test --no-fail-fast"),
-            (
-                "cargo test --no-fail-fast --test api crlf",
-                "cargo test --no-fail-fast",
-            ),
-            (
-                "cargo nextest run -p x -E 'test(crlf)'",
-                "cargo nextest run -p x --no-fail-fast",
-            ),
-            ("pytest tests/test_a.py::test_b", "pytest"),
-            (
-                "pytest -q tests/test_a.py::test_b -p no:cacheprovider",
-                "pytest -q -p no:cacheprovider",
-            ),
-            ("python -m pytest -k crlf tests", "python -m pytest"),
-            (
-                "python3 -m unittest tests.test_a.TestA.test_b",
-                "python3 -m unittest",
-            ),
-            (
-                "python -m unittest -v tests.test_a",
-                "python -m unittest -v",
-            ),
-            (
-                "python -m unittest discover -s tests -k crlf",
-                "python -m unittest discover -s tests",
-            ),
-            ("go test -run TestX ./pkg", "go test ./..."),
-            (
-                "node --test --test-name-pattern=crlf test/a.test.js",
-                "node --test",
-            ),
-            ("node --test test/a.test.js", "node --test"),
-            ("npx jest -t crlf src/a.test.js", "npx jest"),
-            ("npx vitest run test/a.test.ts -t crlf", "npx vitest run"),
-            (
-                "pnpm exec vitest run --reporter verbose a.test.ts",
-                "pnpm exec vitest run --reporter verbose",
-            ),
-            ("npx mocha -R dot test/a.js -g crlf", "npx mocha -R dot"),
-            ("npm test -- -t crlf", "npm test"),
-            ("npm run test:unit -- a.test.js", "npm run test:unit"),
-            ("yarn test a.test.js", "yarn test"),
-        ];
-        for (command, expected) in cases {
-            assert_eq!(whole(command).as_deref(), Some(expected), "{command}");
-        }
-    }
-
-    #[test]
-    fn the_narrow_suite_keeps_the_files_and_targets_the_reproduction_selects() {
-        let narrow = |text: &str| derived(text).and_then(|(_, narrow)| narrow);
-        assert_eq!(
-            narrow("pytest tests/test_a.py::test_b").as_deref(),
-            Some("pytest tests/test_a.py")
-        );
-        assert_eq!(
-            narrow("cargo test -p x --test api crlf").as_deref(),
-            Some("cargo test -p x --test api")
-        );
-        assert_eq!(
-            narrow("node --test --test-name-pattern=crlf test/a.test.js").as_deref(),
-            Some("node --test test/a.test.js")
-        );
-        assert_eq!(
-            narrow("npx jest -t crlf src/a.test.js").as_deref(),
-            Some("npx jest src/a.test.js")
-        );
-        assert_eq!(
-            narrow("go test -run TestX ./pkg").as_deref(),
-            Some("go test ./pkg")
-        );
-        // Nothing narrower than the whole suite that is not the reproduction itself.
-        assert_eq!(narrow("cargo test crlf"), None);
-        assert_eq!(narrow("pytest tests/test_a.py"), None);
-    }
-
-    #[test]
-    fn unittest_ids_narrow_to_the_module_that_exists() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-        std::fs::write(dir.path().join("tests/test_a.py"), "").unwrap();
-        assert_eq!(
-            derived_in(dir.path(), "python -m unittest tests.test_a.TestA.test_b"),
-            Some((
-                "python -m unittest".to_owned(),
-                Some("python -m unittest tests.test_a".to_owned())
-            ))
-        );
-    }
-
-    fn package(scripts: &str) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("package.json"),
-            format!(r#"{{"scripts": {scripts}}}"#),
-        )
-        .unwrap();
-        dir
-    }
-
-    #[test]
-    fn tape_files_run_the_runner_the_package_test_script_reaches() {
-        // The shape of many tape packages: lint before, coverage around, audit after.
-        let dir = package(
-            r#"{"pretest": "npm run lint", "test": "npm run tests-only", "tests-only": "nyc tape 'test/**/*.js'", "posttest": "npx npm@'>=10.2' audit", "lint": "eslint ."}"#,
-        );
-        let npx_tape = Some(("npx tape test/**/*.js".to_owned(), None));
-        assert_eq!(derived_in(dir.path(), "node test/a.js"), npx_tape);
-        assert_eq!(derived_in(dir.path(), "npx tape test/a.js"), npx_tape);
-        // A script that is not a test file is not a test run.
-        assert_eq!(derived_in(dir.path(), "node scripts/build.js"), None);
-    }
-
-    #[test]
-    fn a_package_script_without_a_known_runner_is_run_as_npm_test() {
-        let dir = package(r#"{"test": "node test/index.js"}"#);
-        assert_eq!(
-            derived_in(dir.path(), "node test/a.js"),
-            Some(("npm test".to_owned(), None))
-        );
-        let none = tempfile::tempdir().unwrap();
-        assert_eq!(derived_in(none.path(), "node test/a.js"), None);
-    }
-
-    #[test]
-    fn mocha_runs_what_the_package_script_gives_it() {
-        let dir = package(r#"{"test": "cross-env NODE_ENV=test mocha --recursive test/"}"#);
-        assert_eq!(
-            derived_in(dir.path(), "npx mocha test/unit/a.js -g crlf"),
-            Some(("npx mocha --recursive test/".to_owned(), None))
-        );
-        let bare = tempfile::tempdir().unwrap();
-        assert_eq!(
-            derived_in(bare.path(), "npx mocha test/unit/a.js -g crlf"),
-            Some((
-                "npx mocha".to_owned(),
-                Some("npx mocha test/unit/a.js".to_owned())
-            ))
-        );
-    }
-
-    #[test]
-    fn does_not_derive_when_the_reproduction_is_already_the_whole_suite() {
-        assert_eq!(derived("cargo test"), None);
-        assert_eq!(derived("pytest"), None);
-        assert_eq!(derived("pytest -q"), None);
-        assert_eq!(derived("npm test"), None);
-        assert_eq!(derived("node --test"), None);
-        assert_eq!(derived("make check"), None);
-    }
 }
