@@ -16,6 +16,7 @@ mod action;
 mod adversarial;
 mod canary;
 mod channels;
+mod cheat_matrix;
 mod cheats;
 mod cheats_static;
 mod cli;
