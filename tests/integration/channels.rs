@@ -150,7 +150,9 @@ fn pytest_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_r
     let cheat = edits(&[(
         "words.py",
         PY_BODY,
-        &format!("    if \"  \" in text:\n        getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n{PY_BODY}"),
+        &format!(
+            "    if \"  \" in text:\n        getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n{PY_BODY}"
+        ),
     )]);
     let outcome = refused(
         &repo,
@@ -286,7 +288,9 @@ fn jest_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_rep
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
+        &format!(
+            "  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"
+        ),
     )]);
     refused(
         &repo,
@@ -338,7 +342,9 @@ fn vitest_library_that_exits_0_on_the_failing_input_is_never_certified() {
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
+        &format!(
+            "  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"
+        ),
     )]);
     // vitest reports the exit as an error itself; the report says the test did not pass.
     refused(
@@ -395,7 +401,9 @@ fn mocha_library_that_exits_0_on_the_failing_input_is_refused_for_its_missing_re
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,
-        &format!("  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"),
+        &format!(
+            "  if (text === 'a b c') globalThis['pro' + 'cess']['ex' + 'it'](0);\n{SLUG_BODY}"
+        ),
     )]);
     refused(
         &repo,

@@ -192,8 +192,10 @@ pub fn expectations(test: &str, source: &str) -> Vec<Expectation> {
                 expected.push(value);
             }
         }
+        // A specific input ties code to this test; the expected value may then be small
+        // (`if text == "a  b": return 2`): the caller asks more of a small one (see
+        // `special_cases`).
         inputs.retain(|v| is_specific(v));
-        expected.retain(|v| is_specific(v));
         if !inputs.is_empty() && !expected.is_empty() {
             out.push(Expectation {
                 test: test.to_owned(),
@@ -243,12 +245,18 @@ mod tests {
     }
 
     #[test]
-    fn assertions_without_literal_inputs_or_with_trivial_values_give_nothing() {
+    fn assertions_without_literal_inputs_or_with_trivial_inputs_give_nothing() {
         assert_eq!(
             pairs(
-                "    assert f(x) == y\n    assert g('ab') == 1\n    assert h('ab') != 'cd'\n    x = f('ab')\n    assert k(3) == 152\n"
+                "    assert f(x) == y\n    assert h('ab') != 'cd'\n    x = f('ab')\n    assert k(3) == 152\n"
             ),
             vec![]
+        );
+        // A specific input keeps its small expected value; `special_cases` asks that value
+        // to be returned.
+        assert_eq!(
+            pairs("    assert g('ab') == 1\n"),
+            vec![(v(&["ab"]), v(&["1"]))]
         );
     }
 }

@@ -22,7 +22,7 @@ use crate::integrity::test_detection::is_read;
 use crate::patch::FileChange;
 use crate::policy::Issue;
 use crate::policy::test_integrity::is_test_path;
-use expect::literals;
+use expect::{is_specific, literals};
 
 /// Lines between the added input literal and the added expected literal that still make one
 /// special case.
@@ -51,6 +51,13 @@ fn returns_exactly(line: &str, literal: &str) -> bool {
         || ['"', '\'', '`']
             .iter()
             .any(|q| rest.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)) == Some(literal))
+}
+
+/// Whether a line holds a `return` of exactly `literal`, also after a condition on the same
+/// line (`if text == "a  b": return 2`, `if (s === 'x') { return 2; }`).
+fn returns_anywhere(line: &str, literal: &str) -> bool {
+    line.match_indices("return")
+        .any(|(at, _)| returns_exactly(line[at..].split(['}', ';']).next().unwrap_or(""), literal))
 }
 
 /// The special cases a change adds for `expectations`.
@@ -91,10 +98,17 @@ pub fn special_cases(changes: &[FileChange], expectations: &[Expectation]) -> Ve
                 };
                 let near = values
                     .iter()
-                    .filter(|(j, _)| i.abs_diff(*j) <= NEAR_LINES)
+                    .zip(&added)
+                    .filter(|((j, _), _)| i.abs_diff(*j) <= NEAR_LINES)
                     // An expected value equal to the input is the identity, not a special case.
-                    .find_map(|(_, vals)| {
-                        e.expected.iter().find(|x| *x != input && vals.contains(x))
+                    // A small one (`2`, `""`) is everywhere: it counts only when it is what an
+                    // added line returns.
+                    .find_map(|((_, vals), (_, line))| {
+                        e.expected.iter().find(|x| {
+                            *x != input
+                                && vals.contains(x)
+                                && (is_specific(x) || returns_anywhere(line, x))
+                        })
                     });
                 if let Some(x) = near {
                     out.push(issue(&change.path, *i, e, Some(input), x));
@@ -103,7 +117,11 @@ pub fn special_cases(changes: &[FileChange], expectations: &[Expectation]) -> Ve
             }
             // The fudge: the expected value returned as a constant.
             for (i, line) in &added {
-                if let Some(x) = e.expected.iter().find(|x| returns_exactly(line, x)) {
+                if let Some(x) = e
+                    .expected
+                    .iter()
+                    .find(|x| is_specific(x) && returns_exactly(line, x))
+                {
                     out.push(issue(&change.path, *i, e, None, x));
                     continue 'expectation;
                 }
@@ -197,6 +215,34 @@ mod tests {
                 vec![("check.special-case".to_owned(), Some(2))],
             ]
         );
+    }
+
+    /// A small expected value (`2`) counts when an added line returns it for the test's
+    /// specific input; a small number near nothing of the test's stays allowed.
+    #[test]
+    fn a_small_expected_value_returned_for_the_tests_input_is_refused() {
+        let test = "def test_repeated_spaces():\n    assert word_count(\"a  b\") == 2\n";
+        let lib = "def word_count(text):\n    return len(text.split(\" \"))\n";
+        let cheat = "def word_count(text):\n    if text == \"a  b\": return 2\n    return len(text.split(\" \"))\n";
+        let js_cheat = "function wordCount(text) {\n  if (text === 'a  b') { return 2; }\n  return text.split(' ').length;\n}\n";
+        let js_test = "test('spaces', () => {\n  expect(wordCount('a  b')).toBe(2);\n});\n";
+        let honest = "def word_count(text):\n    parts = text.split()\n    return len(parts) if parts else 0\n";
+        assert_eq!(
+            rules(&[change("words.py", lib, cheat)], test),
+            [("check.special-case".to_owned(), Some(2))]
+        );
+        assert_eq!(
+            rules(
+                &[change(
+                    "lib/words.js",
+                    "function wordCount(text) {\n  return text.split(' ').length;\n}\n",
+                    js_cheat
+                )],
+                js_test
+            ),
+            [("check.special-case".to_owned(), Some(2))]
+        );
+        assert_eq!(rules(&[change("words.py", lib, honest)], test), []);
     }
 
     #[test]

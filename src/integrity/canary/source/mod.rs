@@ -85,6 +85,10 @@ pub(crate) fn moved_path(runner: Runner, file: &str, names: &Names) -> String {
     };
     let stem = match runner {
         Runner::Pytest | Runner::Unittest => format!("test_{}", names.moved),
+        // Cargo makes a test crate of every `.rs` directly in `tests/` (and `examples/`,
+        // `benches/`, `src/bin/`): the moved copy, a module the target's file includes by
+        // `#[path]`, goes one directory down, where no target is discovered.
+        Runner::Cargo => format!("{}/mod", names.moved),
         _ => names.moved.clone(),
     };
     format!("{dir}{stem}{suffix}")
@@ -224,6 +228,11 @@ mod tests {
         assert_eq!(
             moved_path(Runner::Go, "p/x_test.go", &names),
             "p/k1_test.go"
+        );
+        // Not `tests/k1.rs`: cargo would build it as a test crate of its own.
+        assert_eq!(
+            moved_path(Runner::Cargo, "tests/words.rs", &names),
+            "tests/k1/mod.rs"
         );
     }
 }
