@@ -32,6 +32,10 @@ static ASSERTION: LazyLock<Pattern> = LazyLock::new(|| {
         r"\bassert\b|\bassert_eq!|\bassert_ne!|\bassert[A-Z]\w*\s*\(|\bexpect\s*\(|\.(?:equal|strictEqual|deepEqual|deepStrictEqual|is|same|eq|eql|toBe|toEqual|toStrictEqual)\s*\(",
     )
 });
+/// Go's check: `if got := F("a  b"); got != 2 {` fails the test when the call's result
+/// differs from the literal.
+static GO_CHECK: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\bif\s+\w+\s*:=\s*[A-Za-z_][\w.]*\s*\(.*;\s*\w+\s*!=\s*"));
 static CALL: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"([A-Za-z_$][\w$]*)\s*(?:!\s*)?\("));
 
@@ -174,9 +178,11 @@ fn subject(statement: &str) -> Option<(usize, usize)> {
 pub fn expectations(test: &str, source: &str) -> Vec<Expectation> {
     let mut out = Vec::new();
     for statement in statements(source) {
-        if !ASSERTION.is_match(&statement)
-            || statement.contains("!=")
-            || statement.contains("assert_ne")
+        let go_check = GO_CHECK.is_match(&statement);
+        if !go_check
+            && (!ASSERTION.is_match(&statement)
+                || statement.contains("!=")
+                || statement.contains("assert_ne"))
         {
             continue;
         }

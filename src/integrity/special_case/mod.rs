@@ -46,7 +46,7 @@ fn returns_exactly(line: &str, literal: &str) -> bool {
     let Some(rest) = line.trim().strip_prefix("return") else {
         return false;
     };
-    let rest = rest.trim().trim_end_matches(';').trim();
+    let rest = rest.trim().trim_end_matches([';', ',', ')']).trim();
     rest == literal
         || ['"', '\'', '`']
             .iter()
@@ -58,6 +58,31 @@ fn returns_exactly(line: &str, literal: &str) -> bool {
 fn returns_anywhere(line: &str, literal: &str) -> bool {
     line.match_indices("return")
         .any(|(at, _)| returns_exactly(line[at..].split(['}', ';']).next().unwrap_or(""), literal))
+}
+
+/// Whether a line pairs the quoted `input` with `expected` as a table entry does:
+/// `"a  b": 2`, `['a  b', 2]`, `("a  b", 2)`, `"a  b" => 2`.
+fn pairs_on_line(line: &str, input: &str, expected: &str) -> bool {
+    ['"', '\'', '`'].iter().any(|q| {
+        let quoted = format!("{q}{input}{q}");
+        line.match_indices(&quoted).any(|(at, _)| {
+            let rest = line[at + quoted.len()..].trim_start();
+            let Some(rest) = rest
+                .strip_prefix("=>")
+                .or_else(|| rest.strip_prefix(':'))
+                .or_else(|| rest.strip_prefix(','))
+            else {
+                return false;
+            };
+            let rest = rest.trim_start();
+            rest.strip_prefix(expected).is_some_and(|after| {
+                !after
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            })
+        })
+    })
 }
 
 /// The special cases a change adds for `expectations`.
@@ -107,7 +132,9 @@ pub fn special_cases(changes: &[FileChange], expectations: &[Expectation]) -> Ve
                         e.expected.iter().find(|x| {
                             *x != input
                                 && vals.contains(x)
-                                && (is_specific(x) || returns_anywhere(line, x))
+                                && (is_specific(x)
+                                    || returns_anywhere(line, x)
+                                    || pairs_on_line(line, input, x))
                         })
                     });
                 if let Some(x) = near {
@@ -243,6 +270,26 @@ mod tests {
             [("check.special-case".to_owned(), Some(2))]
         );
         assert_eq!(rules(&[change("words.py", lib, honest)], test), []);
+        let table = "_KNOWN = {\"a  b\": 2}\n\ndef word_count(text):\n    if text in _KNOWN:\n        return _KNOWN[text]\n    return len(text.split(\" \"))\n";
+        assert_eq!(
+            rules(&[change("words.py", lib, table)], test),
+            [("check.special-case".to_owned(), Some(1))]
+        );
+        let rust_test = "#[test]\nfn repeated() {\n    assert_eq!(word_count(\"a  b\"), 2);\n}\n";
+        let rust_lib = "pub fn word_count(text: &str) -> usize {\n    text.split(' ').count()\n}\n";
+        let rust_cheat = "pub fn word_count(text: &str) -> usize {\n    match text {\n        \"a  b\" => return 2,\n        _ => {}\n    }\n    text.split(' ').count()\n}\n";
+        assert_eq!(
+            rules(&[change("src/lib.rs", rust_lib, rust_cheat)], rust_test),
+            [("check.special-case".to_owned(), Some(3))]
+        );
+        let go_test = "func TestRepeated(t *testing.T) {\n\tif got := WordCount(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
+        let go_lib =
+            "func WordCount(text string) int {\n\treturn len(strings.Split(text, \" \"))\n}\n";
+        let go_cheat = "func WordCount(text string) int {\n\tswitch text {\n\tcase \"a  b\":\n\t\treturn 2\n\t}\n\treturn len(strings.Split(text, \" \"))\n}\n";
+        assert_eq!(
+            rules(&[change("words.go", go_lib, go_cheat)], go_test),
+            [("check.special-case".to_owned(), Some(3))]
+        );
     }
 
     #[test]
