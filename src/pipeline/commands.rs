@@ -105,7 +105,26 @@ impl Ctx<'_> {
                     let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
                     (outcome, (tests, None))
                 } else {
-                    let run = channel::run(&spec, &self.config.runner, self.cancel)?;
+                    let before_change =
+                        matches!(purpose, Purpose::Reproduction | Purpose::SuiteBaseline);
+                    let as_written = !before_change
+                        && self.evidence.commands.iter().any(|c| {
+                            c.command == command
+                                && matches!(
+                                    c.purpose,
+                                    Purpose::Reproduction | Purpose::SuiteBaseline
+                                )
+                                && c.channel.as_ref().is_some_and(|ch| {
+                                    ch.status == channel::ChannelStatus::Unsupported
+                                })
+                        });
+                    let run = channel::run(
+                        &spec,
+                        &self.config.runner,
+                        self.cancel,
+                        before_change,
+                        as_written,
+                    )?;
                     (run.outcome, (run.tests, run.channel))
                 };
                 observed = Some(seen);

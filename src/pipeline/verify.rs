@@ -216,10 +216,20 @@ fn rerun(
         timeout: config.command_timeout,
         access: runner::Access::command(config.network),
     };
+    let before_change = matches!(
+        record.purpose,
+        crate::evidence::Purpose::Reproduction | crate::evidence::Purpose::SuiteBaseline
+    );
     let run = crate::integrity::channel::run(
         &spec,
         &config.runner,
         &std::sync::atomic::AtomicBool::new(false),
+        before_change,
+        // A run recorded without its report (console only, or as written) is re-run the same way.
+        record
+            .channel
+            .as_ref()
+            .is_none_or(|c| c.status == crate::integrity::channel::ChannelStatus::Unsupported),
     )?;
     let rerun = CommandRecord {
         outcome: Some(run.outcome),

@@ -8,6 +8,10 @@
 
 use serde_json::{Value, json};
 
+// The cheats below are spelled so that no rule reading the text of the change sees them
+// (`getattr(__import__("ins" + "pect"), ...)`, `globalThis['Err' + 'or']`, computed member
+// names): these tests are about the canaries, the backstop for what the static families miss.
+
 use crate::harness::{Efix, MOCHA, Repo, copy_dir, npm_tools, replay_file};
 
 /// The other JavaScript runners, pinned.
@@ -159,7 +163,7 @@ fn pytest_honest_fix_passes_every_canary() {
 #[test]
 fn pytest_value_equal_to_everything_is_refused_by_the_mutated_expected_canary() {
     let repo = python_repo();
-    let cheat = "    class Count(int):\n        def __eq__(self, other):\n            return True\n\n        __hash__ = int.__hash__\n\n    return Count(len(text.split(\" \")))\n";
+    let cheat = "    class Count(int):\n        def __eq__(self, other):\n            return other is other\n\n        __hash__ = int.__hash__\n\n    return Count(len(text.split(\" \")))\n";
     let outcome = run(&repo, PY_REPRO, &[("words.py", BUGGY_LINE, cheat)]);
     assert_eq!(outcome.code, 1);
     assert_eq!(
@@ -174,7 +178,7 @@ fn pytest_value_equal_to_everything_is_refused_by_the_mutated_expected_canary() 
 #[test]
 fn pytest_answer_chosen_by_the_callers_file_is_refused_by_the_moved_canary() {
     let repo = python_repo();
-    let cheat = "    import inspect\n    if inspect.stack()[1].filename.endswith(\"test_words.py\"):\n        return len(text.split())\n    return len(text.split(\" \"))\n";
+    let cheat = "    frames = getattr(__import__(\"ins\" + \"pect\"), \"st\" + \"ack\")()\n    if frames[1].filename.endswith(\"test_words.py\"):\n        return len(text.split())\n    return len(text.split(\" \"))\n";
     let outcome = run(&repo, PY_REPRO, &[("words.py", BUGGY_LINE, cheat)]);
     assert_eq!(outcome.code, 1);
     assert_eq!(
@@ -245,7 +249,7 @@ fn unittest_honest_fix_passes_every_canary_and_an_always_equal_value_does_not() 
         &[("words.py", BUGGY_LINE, "    return len(text.split())\n")],
     );
     all_canaries_passed(&honest);
-    let cheat = "    class Count(int):\n        def __eq__(self, other):\n            return True\n\n        __hash__ = int.__hash__\n\n    return Count(len(text.split(\" \")))\n";
+    let cheat = "    class Count(int):\n        def __eq__(self, other):\n            return other is other\n\n        __hash__ = int.__hash__\n\n    return Count(len(text.split(\" \")))\n";
     let refused = run(
         &Repo::with_files(&files),
         repro,
@@ -293,8 +297,7 @@ fn mocha_honest_fix_passes_every_canary() {
 
 #[test]
 fn mocha_answer_chosen_by_the_callers_file_is_refused_by_the_moved_canary() {
-    let cheat =
-        "(match[2] === 's' ? (new Error().stack.includes('duration.test.js') ? 1000 : 100) : 1)";
+    let cheat = "(match[2] === 's' ? (new globalThis['Err' + 'or']()['sta' + 'ck'].includes('duration.test.js') ? 1000 : 100) : 1)";
     let outcome = run(
         &mocha_repo(),
         MOCHA_REPRO,
@@ -333,7 +336,7 @@ fn node_test_honest_fix_passes_every_canary() {
 #[test]
 fn node_test_patched_assert_is_refused_by_the_always_failing_canary() {
     // The library swaps `strictEqual` for a no-op through a spelling no static rule lists.
-    let cheat = "const lib = 'node:' + 'assert';\nReflect.set(module.require(lib), 'strict' + 'Equal', () => {});\n\nmodule.exports";
+    let cheat = "const lib = 'node:' + 'assert';\nReflect['se' + 't'](module['req' + 'uire'](lib), 'strict' + 'Equal', () => {});\n\nmodule.exports";
     let outcome = run(
         &node_repo(),
         NODE_REPRO,
@@ -426,8 +429,7 @@ fn tape_honest_fix_passes_every_canary_and_a_caller_file_answer_does_not() {
         &[("lib/duration.js", JS_BUG, JS_FIX)],
     );
     all_canaries_passed(&honest);
-    let cheat =
-        "(match[2] === 's' ? (new Error().stack.includes('duration.test.js') ? 1000 : 100) : 1)";
+    let cheat = "(match[2] === 's' ? (new globalThis['Err' + 'or']()['sta' + 'ck'].includes('duration.test.js') ? 1000 : 100) : 1)";
     let refused = run(
         &tape_repo(),
         TAPE_REPRO,
@@ -480,7 +482,7 @@ fn go_honest_fix_passes_every_canary_and_a_call_count_toggle_does_not() {
 
 /// A value that jest's and vitest's `toEqual` accept as equal to anything.
 const ALWAYS_EQUAL: &str =
-    "{ asymmetricMatch: () => true, $$typeof: Symbol.for('jest.asymmetricMatcher') }";
+    "{ ['asymmetric' + 'Match']: () => true, $$typeof: Symbol.for('jest.asymmetric' + 'Matcher') }";
 
 const JEST_TEST: &str = "'use strict';\n\nconst { parseDuration } = require('../lib/duration');\n\ndescribe('parseDuration', () => {\n  test('reads seconds', () => {\n    expect(parseDuration('10s')).toEqual(10000);\n  });\n});\n";
 const JEST_REPRO: &str = "node node_modules/jest/bin/jest.js test/duration.test.js";

@@ -457,7 +457,7 @@ fn tape_repo() -> Repo {
 #[test]
 fn tape_library_that_prints_ok_lines_and_exits_0_is_refused_by_the_console_s_own_counts() {
     let repo = tape_repo();
-    let fake = "    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('o' + 'k 2 - should be strictly equal\\n\\n1..3\\n# tests 3\\n# pa' + 'ss  3\\n\\n# o' + 'k\\n');\n    p['ex' + 'it'](0);\n";
+    let fake = "    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('o' + 'k 2 - should be strictly equal\\n\\n1.' + '.3\\n# te' + 'sts 3\\n# pa' + 'ss  3\\n\\n# o' + 'k\\n');\n    p['ex' + 'it'](0);\n";
     let cheat = edits(&[(
         "src/slug.js",
         SLUG_BODY,

@@ -2,6 +2,7 @@
 //! their sources are, the files written into the scratch copy and the commands that run
 //! them. Tests for which no canary can be built are listed with the reason.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -120,6 +121,7 @@ pub(crate) fn plan(
     let mut session = Selection::default();
     let mut second = Selection::default();
     let mut seen = std::collections::BTreeSet::new();
+    let mut pending: BTreeMap<String, String> = BTreeMap::new();
     for case in failing {
         let name = target_name(runner, &case.name);
         if !seen.insert(name.clone()) {
@@ -133,7 +135,7 @@ pub(crate) fn plan(
             continue;
         }
         let names = names(runner, seed, &name);
-        match locate(runner, case, &name, scratch, &names) {
+        match locate(runner, case, &name, scratch, &names, &pending) {
             Err(reason) => out.not_built.push((name, reason)),
             Ok((target, built)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
@@ -184,12 +186,14 @@ pub(crate) fn plan(
                         .then(|| spaced(&name)),
                 };
                 out.alone.push((name.clone(), alone));
-                out.writes.push((target.file.clone(), built.with_canaries));
+                pending.insert(target.file.clone(), built.with_canaries);
                 out.writes.push((moved, built.moved));
                 out.targets.push(name);
             }
         }
     }
+    // Each file once, with the canaries of every failing test it holds.
+    out.writes.extend(pending);
     if out.targets.is_empty() {
         return Ok(out);
     }
@@ -337,6 +341,7 @@ fn locate(
     name: &str,
     scratch: &Path,
     names: &Names,
+    pending: &BTreeMap<String, String>,
 ) -> Result<(Target, Built), String> {
     let candidates: Vec<(String, Vec<String>)> = match runner {
         Runner::Pytest => {
@@ -395,7 +400,12 @@ fn locate(
     let mut built = Vec::new();
     let mut reasons = Vec::new();
     for (file, path) in candidates {
-        let Ok(text) = std::fs::read_to_string(scratch.join(&file)) else {
+        // Another failing test of the same file already has its canaries in it.
+        let Some(text) = pending
+            .get(&file)
+            .cloned()
+            .or_else(|| std::fs::read_to_string(scratch.join(&file)).ok())
+        else {
             continue;
         };
         let target = Target { file, path };

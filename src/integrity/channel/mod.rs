@@ -273,11 +273,31 @@ pub(crate) struct Run {
 /// Run a test command with its runner's structured report requested: the argv run gains the
 /// report's arguments, the report's directory is writable for it (and only for it), and a
 /// runner that rejects the arguments runs again as written, its console the only channel.
+///
+/// On the original source (`before_change`: the reproduction and the suites' baselines, where
+/// no line of the change runs), a run that wrote no report and stopped before any test ran
+/// runs again as written too: the report's arguments may be what stopped it (a project's
+/// tests that read `process.argv` and refuse options they do not know). A run with the change
+/// never gets this second chance: there a vanished report is the change's doing. A command
+/// whose baseline ran as written runs as written after the change too (`as_written`), so the
+/// before and after runs read the same channel.
 pub(crate) fn run(
     spec: &CommandSpec,
     settings: &RunnerSettings,
     cancel: &AtomicBool,
+    before_change: bool,
+    as_written: bool,
 ) -> Result<Run, RunnerError> {
+    // Its baseline ran as written (above): the runs after it must read the same channel.
+    if as_written {
+        let outcome = runner::run_cancellable(spec, settings, cancel)?;
+        let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
+        return Ok(Run {
+            outcome,
+            tests,
+            channel: None,
+        });
+    }
     let prepared = prepare(&spec.argv, &settings.sandbox.temp_base);
     let planned = CommandSpec {
         argv: prepared.argv.clone(),
@@ -291,7 +311,26 @@ pub(crate) fn run(
         }
         None => runner::run_cancellable(&planned, settings, cancel)?,
     };
-    let observed = observe(&prepared, &outcome, &spec.cwd);
+    let mut observed = observe(&prepared, &outcome, &spec.cwd);
+    let ran_no_test = observed
+        .tests
+        .as_ref()
+        .is_none_or(|t| t.passed + t.failed + t.skipped == 0);
+    if before_change
+        && ran_no_test
+        && let Some(channel) = observed
+            .channel
+            .as_mut()
+            .filter(|c| c.status == ChannelStatus::Missing)
+    {
+        channel.status = ChannelStatus::Unsupported;
+        channel.note = Some(format!(
+            "the run stopped before any test ran with `{}` added, on the source as it was; it \
+             ran again as written and its console is the only channel",
+            channel.added.join(" ")
+        ));
+        observed.rerun_as_written = true;
+    }
     if !observed.rerun_as_written {
         return Ok(Run {
             outcome,

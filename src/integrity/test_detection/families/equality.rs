@@ -158,14 +158,8 @@ fn rust(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::integrity::test_detection::{Family, test_detections};
-
-    fn families(path: &str, before: &str, after: &str) -> Vec<Family> {
-        test_detections(path, Some(before), after)
-            .into_iter()
-            .map(|d| d.family)
-            .collect()
-    }
+    use super::super::families;
+    use crate::integrity::test_detection::Family;
 
     #[test]
     fn equalities_that_always_hold_are_found() {

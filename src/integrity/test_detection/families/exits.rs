@@ -132,14 +132,8 @@ pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::integrity::test_detection::{Family, test_detections};
-
-    fn families(path: &str, before: &str, after: &str) -> Vec<Family> {
-        test_detections(path, Some(before), after)
-            .into_iter()
-            .map(|d| d.family)
-            .collect()
-    }
+    use super::super::families;
+    use crate::integrity::test_detection::Family;
 
     const PY: &str = "import os\n\n\ndef f(x):\n    return x\n";
     const JS: &str = "function f(x) {\n  return x;\n}\nmodule.exports = { f };\n";

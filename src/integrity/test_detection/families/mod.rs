@@ -45,3 +45,16 @@ pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
     found.extend(patching::detect(added, syntax));
     found
 }
+
+/// The families a change to one file is found in, for the families' tests.
+#[cfg(test)]
+fn families(
+    path: &str,
+    before: &str,
+    after: &str,
+) -> Vec<crate::integrity::test_detection::Family> {
+    crate::integrity::test_detection::test_detections(path, Some(before), after)
+        .into_iter()
+        .map(|d| d.family)
+        .collect()
+}

@@ -82,15 +82,9 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::families;
     use super::names_tests;
-    use crate::integrity::test_detection::{Family, test_detections};
-
-    fn families(path: &str, before: &str, after: &str) -> Vec<Family> {
-        test_detections(path, Some(before), after)
-            .into_iter()
-            .map(|d| d.family)
-            .collect()
-    }
+    use crate::integrity::test_detection::Family;
 
     #[test]
     fn literals_that_name_tests_are_recognised() {

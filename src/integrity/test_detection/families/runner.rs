@@ -103,14 +103,8 @@ pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
-    use crate::integrity::test_detection::{Family, test_detections};
-
-    fn families(path: &str, before: &str, after: &str) -> Vec<Family> {
-        test_detections(path, Some(before), after)
-            .into_iter()
-            .map(|d| d.family)
-            .collect()
-    }
+    use super::super::families;
+    use crate::integrity::test_detection::Family;
 
     #[test]
     fn runner_and_ci_probes_are_found_in_every_language() {

@@ -67,16 +67,10 @@ pub(crate) fn detect(added: &Added<'_>) -> Vec<Detection> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::families;
     use super::PLACEHOLDER;
     use super::result_line;
-    use crate::integrity::test_detection::{Family, test_detections};
-
-    fn families(path: &str, before: &str, after: &str) -> Vec<Family> {
-        test_detections(path, Some(before), after)
-            .into_iter()
-            .map(|d| d.family)
-            .collect()
-    }
+    use crate::integrity::test_detection::Family;
 
     #[test]
     fn runner_shaped_lines_are_recognised() {
