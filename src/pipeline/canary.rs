@@ -105,7 +105,7 @@ pub(crate) fn run(
                 format!(
                     "the target `{target}` does not pass alone in the scratch copy ({}), so no \
                      canary can be judged there: the test may depend on files git ignores",
-                    super::prove::pass_text(record)
+                    super::checks::pass_text(record)
                 ),
             );
             return Ok(Some(Vec::new()));

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::FixResponse;
-use crate::evidence::CheckRecord;
+use crate::evidence::{CheckRecord, CommandRecord};
 use crate::patch::{self, FileChange, PatchReport};
 use crate::policy::Issue;
 use crate::policy::test_integrity::{is_test_path, weakened_tests};
@@ -189,6 +189,27 @@ fn is_documentation(path: &str) -> bool {
     let changelog = ["changelog", "changes", "news", "history", "release-notes"].contains(&stem)
         && (!name.contains('.') || doc_ext);
     doc_dir || doc_ext || changelog || path.starts_with("changelog.d/")
+}
+
+/// `exit 0, 3 passed, 0 failed`: a command's result for a check's detail.
+pub(crate) fn pass_text(record: &CommandRecord) -> String {
+    let exit = record
+        .outcome
+        .as_ref()
+        .map(|o| {
+            if o.timed_out {
+                "timed out".to_owned()
+            } else {
+                o.exit_code
+                    .map(|c| format!("exit {c}"))
+                    .unwrap_or_else(|| "killed".to_owned())
+            }
+        })
+        .unwrap_or_else(|| "not run".to_owned());
+    match &record.tests {
+        Some(t) => format!("{exit}, {}", t.counts_text()),
+        None => exit,
+    }
 }
 
 #[cfg(test)]

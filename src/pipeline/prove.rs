@@ -9,7 +9,7 @@ use crate::policy::Issue;
 use crate::testreport::{self, TestReport, TestStatus};
 
 use super::PipelineError;
-use super::checks::check;
+use super::checks::{check, pass_text};
 use super::ctx::Ctx;
 
 /// Lines of output quoted in a failed-proof issue.
@@ -180,27 +180,6 @@ fn judge(
     round.checks.extend(checks);
     issues.extend(found);
     (table, issues)
-}
-
-/// `exit 0, 3 passed, 0 failed`: a command's result for a check's detail.
-pub(crate) fn pass_text(record: &CommandRecord) -> String {
-    let exit = record
-        .outcome
-        .as_ref()
-        .map(|o| {
-            if o.timed_out {
-                "timed out".to_owned()
-            } else {
-                o.exit_code
-                    .map(|c| format!("exit {c}"))
-                    .unwrap_or_else(|| "killed".to_owned())
-            }
-        })
-        .unwrap_or_else(|| "not run".to_owned());
-    match &record.tests {
-        Some(t) => format!("{exit}, {}", t.counts_text()),
-        None => exit,
-    }
 }
 
 /// The status of a test that is known to be in the scope of the command that produced

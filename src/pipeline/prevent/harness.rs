@@ -7,7 +7,7 @@ use crate::evidence::CommandRecord;
 use crate::patch::PatchPolicy;
 use crate::policy::Issue;
 
-use super::super::prove::pass_text;
+use super::super::checks::pass_text;
 
 /// The commands a run executes: the reproduction, then the suites, then any configured suite
 /// not among them, without repeats.

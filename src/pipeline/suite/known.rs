@@ -16,6 +16,9 @@
 //!
 //! This module only computes argv; it runs nothing and decides nothing about results.
 
+use super::options::{
+    JEST_VALUE_OPTIONS, MOCHA_VALUE_OPTIONS, PYTEST_VALUE_OPTIONS, VITEST_VALUE_OPTIONS,
+};
 use std::path::Path;
 
 /// What the pipeline may run to guard against regressions, derived from the reproduction.
@@ -208,36 +211,6 @@ fn cargo(argv: &[String]) -> Option<(Vec<String>, Option<Vec<String>>)> {
     }
     Some((whole, selected.then_some(narrow)))
 }
-
-/// pytest options that take a value as the next argument; what follows them is not a path.
-pub(super) const PYTEST_VALUE_OPTIONS: &[&str] = &[
-    "-m",
-    "-p",
-    "-c",
-    "-o",
-    "-W",
-    "-n",
-    "-r",
-    "--rootdir",
-    "--confcutdir",
-    "--ignore",
-    "--ignore-glob",
-    "--deselect",
-    "--maxfail",
-    "--tb",
-    "--junitxml",
-    "--junit-xml",
-    "--cov",
-    "--cov-report",
-    "--durations",
-    "--basetemp",
-    "--import-mode",
-    "--log-level",
-    "--capture",
-    "--color",
-    "--dist",
-    "--timeout",
-];
 
 /// pytest without its test selection (`-k`, paths and node ids): the suite of the same root
 /// and options; narrow: the files of the node ids.
@@ -477,54 +450,12 @@ fn package_scripts(root: &Path) -> Option<serde_json::Map<String, serde_json::Va
     json.get("scripts")?.as_object().cloned()
 }
 
-pub(super) const JEST_VALUE_OPTIONS: &[&str] = &[
-    "-c",
-    "--config",
-    "-w",
-    "--maxWorkers",
-    "--reporters",
-    "--testTimeout",
-    "--selectProjects",
-    "--shard",
-    "--rootDir",
-    "--roots",
-    "--testEnvironment",
-];
 const JEST_SELECTORS: &[&str] = &[
     "-t",
     "--testNamePattern",
     "--testPathPattern",
     "--testPathPatterns",
     "--findRelatedTests",
-];
-pub(super) const VITEST_VALUE_OPTIONS: &[&str] = &[
-    "-c",
-    "--config",
-    "-r",
-    "--root",
-    "--dir",
-    "--project",
-    "--reporter",
-    "--pool",
-    "--environment",
-    "--shard",
-    "--testTimeout",
-];
-pub(super) const MOCHA_VALUE_OPTIONS: &[&str] = &[
-    "--config",
-    "-R",
-    "--reporter",
-    "-r",
-    "--require",
-    "-t",
-    "--timeout",
-    "-u",
-    "--ui",
-    "--extension",
-    "--ignore",
-    "--file",
-    "-O",
-    "--reporter-option",
 ];
 const MOCHA_SELECTORS: &[&str] = &["-g", "--grep", "-f", "--fgrep", "--spec"];
 const VITEST_SELECTORS: &[&str] = &["-t", "--testNamePattern"];

@@ -12,6 +12,7 @@
 
 mod forms;
 mod known;
+mod options;
 mod root;
 mod widen;
 

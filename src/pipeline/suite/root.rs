@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::known::{
+use super::options::{
     JEST_VALUE_OPTIONS, MOCHA_VALUE_OPTIONS, PYTEST_VALUE_OPTIONS, VITEST_VALUE_OPTIONS,
 };
 
