@@ -12,6 +12,8 @@ Exit codes:
      interrupted run left the tree changed (run `efix restore`)
   3  the reproduction command did not fail
   4  refused by policy before anything ran
+  5  a fix passed, but it is not fixed and proven: a check could not be judged
+     (fixed-not-judged) or the change is flagged for review (fixed-flagged); the PR is a draft
 
 Logging: set EFIX_LOG (e.g. EFIX_LOG=debug) for diagnostics on stderr.";
 

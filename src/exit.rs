@@ -15,6 +15,9 @@ pub enum ExitStatus {
     NotReproduced,
     /// `4`: refused by policy before anything ran.
     PolicyRefused,
+    /// `5`: a fix passed, but the claim is weaker than "fixed and proven": a check could not
+    /// be judged, or the change is flagged for review.
+    NeedsReview,
     /// Any other code: the sandbox helper's own status when it could not execute a command
     /// (the parent efix reads the reason from its report; users never see this).
     Raw(u8),
@@ -29,6 +32,7 @@ impl ExitStatus {
             ExitStatus::Usage => 2,
             ExitStatus::NotReproduced => 3,
             ExitStatus::PolicyRefused => 4,
+            ExitStatus::NeedsReview => 5,
             ExitStatus::Raw(code) => code,
         }
     }

@@ -627,6 +627,53 @@ pub struct CheckRecord {
     pub passed: bool,
     /// What was measured, e.g. `2 files (limit 8)`.
     pub detail: String,
+    /// Set when the check passed without vouching for the change: it could not be built or
+    /// judged, or it found something a person must look at. Closed by default: a run whose
+    /// proven round holds such a check is never `fixed`; its status says which and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weakens: Option<Weakness>,
+}
+
+/// How a passing check leaves the claim weaker than "fixed and proven".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Weakness {
+    /// The change reads something a cheat could use to behave one way under the tests (the
+    /// process's arguments, environment, stack, ...): legitimate uses exist, so it is not
+    /// refused, but a person must review it (status `fixed-flagged`).
+    Flagged,
+    /// The check did not run or its result could not be judged (a canary not built, a
+    /// target that does not pass alone): the proof is missing a part (status
+    /// `fixed-not-judged`).
+    NotJudged,
+}
+
+impl CheckRecord {
+    /// A check that passed and vouches for the change.
+    pub fn passed(id: &str, detail: impl Into<String>) -> Self {
+        CheckRecord {
+            id: id.to_owned(),
+            passed: true,
+            detail: detail.into(),
+            weakens: None,
+        }
+    }
+
+    /// A check that could not be built or judged: it blocks nothing, and the claim says so.
+    pub fn not_judged(id: &str, detail: impl Into<String>) -> Self {
+        CheckRecord {
+            weakens: Some(Weakness::NotJudged),
+            ..CheckRecord::passed(id, detail)
+        }
+    }
+
+    /// A check that flags the change for a person's review without refusing it.
+    pub fn flagged(id: &str, detail: impl Into<String>) -> Self {
+        CheckRecord {
+            weakens: Some(Weakness::Flagged),
+            ..CheckRecord::passed(id, detail)
+        }
+    }
 }
 
 /// Which regression guard held.
@@ -703,6 +750,14 @@ pub enum Status {
     /// A fix was applied and proven by the reproduction alone: no suite was configured and no
     /// form wider than the reproduction established a baseline (exit code 0).
     FixedReproductionOnly,
+    /// A fix passed every check that ran, but a check that guards the proof could not be
+    /// built or judged (its record says which and why): not "fixed and proven" (exit code 5,
+    /// the pull request is a draft).
+    FixedNotJudged,
+    /// A fix was proven, but the change reads process state a cheat could use (its flags say
+    /// what and where): a person must review it before it is trusted (exit code 5, the pull
+    /// request is a draft).
+    FixedFlagged,
     /// No round produced a proven fix.
     NoProvenFix,
     /// The engine answered `NO_CHANGE`.

@@ -19,7 +19,10 @@ const PR_DIFF_MAX_BYTES: usize = 60_000;
 pub fn render_pr_title(evidence: &Evidence) -> String {
     let command = one_line(&evidence.request.command);
     match evidence.result.status {
-        Status::Fixed | Status::FixedReproductionOnly => format!(
+        Status::Fixed
+        | Status::FixedReproductionOnly
+        | Status::FixedNotJudged
+        | Status::FixedFlagged => format!(
             "efix: make `{command}` pass{}",
             super::render_scope::title_suffix(evidence).unwrap_or_default()
         ),
@@ -173,7 +176,12 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
             let _ = writeln!(
                 out,
                 "- {} `{}`: {}",
-                if check.passed { "pass" } else { "FAIL" },
+                match (check.passed, check.weakens) {
+                (false, _) => "FAIL",
+                (true, None) => "pass",
+                (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
+                (true, Some(Weakness::Flagged)) => "FLAGGED",
+            },
                 check.id,
                 check.detail
             );
@@ -192,6 +200,8 @@ fn summary(out: &mut String, evidence: &Evidence) {
     let headline = match evidence.result.status {
         Status::Fixed => "Fixed and proven",
         Status::FixedReproductionOnly => "Fixed; proven by the reproduction only",
+        Status::FixedNotJudged => "Fixed, not fully proven: a check could not be judged",
+        Status::FixedFlagged => "Fixed, flagged for review",
         Status::NoProvenFix => "No proven fix",
         Status::NoChange => "No change proposed",
         Status::NotReproduced => "The failure did not reproduce",
@@ -202,6 +212,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         Status::InProgress => "In progress",
     };
     let _ = writeln!(out, "## efix: {headline}\n");
+    super::render_scope::weakness_notice(out, evidence);
     super::render_scope::reproduction_only_notice(out, evidence);
     let _ = writeln!(
         out,
@@ -392,7 +403,12 @@ fn checks(out: &mut String, evidence: &Evidence, number: u32) {
             out,
             "| `{}` | {} | {} |",
             check.id,
-            if check.passed { "pass" } else { "FAIL" },
+            match (check.passed, check.weakens) {
+                (false, _) => "FAIL",
+                (true, None) => "pass",
+                (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
+                (true, Some(Weakness::Flagged)) => "FLAGGED",
+            },
             cell(&check.detail)
         );
     }

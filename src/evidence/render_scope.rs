@@ -5,7 +5,9 @@
 
 use std::fmt::Write as _;
 
-use super::model::{BaselineVerdict, Evidence, Status, SuiteChoice, SuiteFormKind};
+use super::model::{
+    BaselineVerdict, CheckRecord, Evidence, Status, SuiteChoice, SuiteFormKind, Weakness,
+};
 use super::text::{duration, one_line};
 
 /// The derived suite's choice, when there was one to make.
@@ -19,6 +21,21 @@ fn choice(evidence: &Evidence) -> Option<&SuiteChoice> {
 /// What the title adds after `make `CMD` pass`: the narrowed proof, or why only the
 /// reproduction proves the fix.
 pub(super) fn title_suffix(evidence: &Evidence) -> Option<String> {
+    match evidence.result.status {
+        Status::FixedNotJudged => {
+            return Some(format!(
+                " (not fully proven: {})",
+                ids(&weakening(evidence, Weakness::NotJudged))
+            ));
+        }
+        Status::FixedFlagged => {
+            return Some(format!(
+                " (flagged for review: {})",
+                ids(&weakening(evidence, Weakness::Flagged))
+            ));
+        }
+        _ => {}
+    }
     let choice = choice(evidence)?;
     match evidence.result.status {
         Status::FixedReproductionOnly => Some(format!(" (reproduction only: {})", why(choice))),
@@ -28,6 +45,58 @@ pub(super) fn title_suffix(evidence: &Evidence) -> Option<String> {
             .map(|chosen| format!(" (proof on a narrowed suite: `{}`)", one_line(chosen))),
         _ => None,
     }
+}
+
+/// The checks of the fix's round that weaken the claim this way.
+fn weakening(evidence: &Evidence, weakness: Weakness) -> Vec<&CheckRecord> {
+    let Some(fix) = &evidence.fix else {
+        return Vec::new();
+    };
+    evidence
+        .rounds
+        .iter()
+        .filter(|r| r.number == fix.round)
+        .flat_map(|r| r.checks.iter())
+        .filter(|c| c.weakens == Some(weakness))
+        .collect()
+}
+
+/// The checks' ids, each once, in order.
+fn ids(checks: &[&CheckRecord]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for check in checks {
+        if !seen.contains(&check.id.as_str()) {
+            seen.push(&check.id);
+        }
+    }
+    seen.join(", ")
+}
+
+/// The first lines of a fix whose claim is weaker than "fixed and proven": which checks could
+/// not be judged or flagged the change, and what each found.
+pub(super) fn weakness_notice(out: &mut String, evidence: &Evidence) {
+    let (weakness, lead) = match evidence.result.status {
+        Status::FixedNotJudged => (
+            Weakness::NotJudged,
+            "**Not fully proven:** the change passed every check that ran, but these checks \
+             could not be built or judged, so efix does not claim it is fixed and proven. \
+             Review the change before merging; the pull request is a draft.",
+        ),
+        Status::FixedFlagged => (
+            Weakness::Flagged,
+            "**Flagged for review:** the change passed the proof, but it reads something code \
+             can use to behave one way under the tests and another for users. Legitimate uses \
+             exist (a command-line program reads its arguments); check each read below before \
+             merging; the pull request is a draft.",
+        ),
+        _ => return,
+    };
+    let _ = writeln!(out, "{lead}
+");
+    for check in weakening(evidence, weakness) {
+        let _ = writeln!(out, "- `{}`: {}", check.id, one_line(&check.detail));
+    }
+    out.push('\n');
 }
 
 /// Whether a form wider than the chosen one was tried and dropped.
@@ -59,10 +128,12 @@ fn why(choice: &SuiteChoice) -> &'static str {
 /// The first lines of a reproduction-only proof's body: no other test ran, why, and what to
 /// configure.
 pub(super) fn reproduction_only_notice(out: &mut String, evidence: &Evidence) {
-    if evidence.result.status != Status::FixedReproductionOnly {
-        return;
-    }
-    let Some(choice) = choice(evidence) else {
+    // A weaker claim (not judged, flagged) may rest on the reproduction alone too: say both.
+    let fixed = matches!(
+        evidence.result.status,
+        Status::FixedReproductionOnly | Status::FixedNotJudged | Status::FixedFlagged
+    );
+    let Some(choice) = choice(evidence).filter(|c| fixed && c.chosen.is_none()) else {
         return;
     };
     let example = choice.attempts.first().map_or_else(

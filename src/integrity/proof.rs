@@ -149,6 +149,7 @@ fn record(id: &str, passed: bool, detail: &str) -> CheckRecord {
         id: id.to_owned(),
         passed,
         detail: detail.to_owned(),
+        weakens: None,
     }
 }
 

@@ -210,6 +210,8 @@ fn summary(dir: &Path, evidence: &Evidence, body: &Path) -> RunSummary {
     let status_text = match evidence.result.status {
         Status::Fixed => "fixed and proven",
         Status::FixedReproductionOnly => "fixed and proven by the reproduction only",
+        Status::FixedNotJudged => "fixed, not fully proven (a check could not be judged)",
+        Status::FixedFlagged => "fixed, flagged for review",
         Status::NoProvenFix => "no proven fix",
         Status::NoChange => "no change proposed",
         Status::NotReproduced => "the failure did not reproduce",

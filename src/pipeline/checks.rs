@@ -18,6 +18,7 @@ pub(crate) fn check(id: &str, passed: bool, detail: &str) -> CheckRecord {
         id: id.to_owned(),
         passed,
         detail: detail.to_owned(),
+        weakens: None,
     }
 }
 

@@ -3,7 +3,9 @@
 //! limit, with one extra answer per round for output that breaks the contract.
 
 use crate::engine::{Engine, FixResponse};
-use crate::evidence::{Attempt, Explanation, FinalFix, PatchRecord, Round, RoundVerdict, Status};
+use crate::evidence::{
+    Attempt, Explanation, FinalFix, PatchRecord, Round, RoundVerdict, Status, Weakness,
+};
 use crate::exit::ExitStatus;
 use crate::patch::{self, Mode, PatchOutcome, PatchReport};
 use crate::policy::Issue;
@@ -40,31 +42,9 @@ pub(crate) fn rounds(
         ctx.save_checkpoint(super::checkpoint::Stage::Fixing)?;
         match verdict {
             RoundVerdict::Proven => {
-                // `fixed` means the repository's tests were checked too; a proof that no
-                // suite took part in says so in its status (still exit 0 for workflows).
-                let reproduction_only = ctx
-                    .evidence
-                    .reproduction
-                    .as_ref()
-                    .and_then(|r| r.suite_choice.as_ref())
-                    .is_some_and(|choice| choice.chosen.is_none());
-                let (status, scope) = if reproduction_only {
-                    (
-                        Status::FixedReproductionOnly,
-                        "; no other test of the repository was run",
-                    )
-                } else {
-                    (Status::Fixed, "")
-                };
-                ctx.conclude(
-                    status,
-                    ExitStatus::Success,
-                    format!(
-                        "fixed in round {number}: the reproduction passes with the change and the \
-                     regression guard is proven{scope}"
-                    ),
-                );
-                return Ok(ExitStatus::Success);
+                let (status, exit, reason) = proven_outcome(ctx, number);
+                ctx.conclude(status, exit, reason);
+                return Ok(exit);
             }
             RoundVerdict::NoChange => {
                 ctx.conclude(
@@ -123,6 +103,70 @@ pub(crate) fn rounds(
         ),
     );
     Ok(ExitStatus::NoProvenFix)
+}
+
+/// The status of a proven round `number`, weakest claim first (closed by default): a check
+/// that could not be judged, then a flag for review, then a proof that no suite took part in,
+/// else `fixed`.
+fn proven_outcome(ctx: &Ctx<'_>, number: u32) -> (Status, ExitStatus, String) {
+    let proven = format!(
+        "fixed in round {number}: the reproduction passes with the change and the regression \
+         guard is proven"
+    );
+    let weak = |weakness: Weakness| -> Vec<String> {
+        ctx.evidence
+            .rounds
+            .iter()
+            .find(|r| r.number == number)
+            .map(|r| {
+                r.checks
+                    .iter()
+                    .filter(|c| c.weakens == Some(weakness))
+                    .map(|c| c.id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let not_judged = weak(Weakness::NotJudged);
+    if !not_judged.is_empty() {
+        return (
+            Status::FixedNotJudged,
+            ExitStatus::NeedsReview,
+            format!(
+                "{proven}, but not every check could be judged ({}): not fixed and proven; \
+                 review the change",
+                not_judged.join(", ")
+            ),
+        );
+    }
+    let flagged = weak(Weakness::Flagged);
+    if !flagged.is_empty() {
+        return (
+            Status::FixedFlagged,
+            ExitStatus::NeedsReview,
+            format!(
+                "{proven}, but the change is flagged for review ({})",
+                flagged.join(", ")
+            ),
+        );
+    }
+    // `fixed` means the repository's tests were checked too; a proof that no suite took part
+    // in says so in its status (still exit 0 for workflows).
+    let reproduction_only = ctx
+        .evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.suite_choice.as_ref())
+        .is_some_and(|choice| choice.chosen.is_none());
+    if reproduction_only {
+        (
+            Status::FixedReproductionOnly,
+            ExitStatus::Success,
+            format!("{proven}; no other test of the repository was run"),
+        )
+    } else {
+        (Status::Fixed, ExitStatus::Success, proven)
+    }
 }
 
 /// The issue of an engine budget that stopped a round.

@@ -169,7 +169,12 @@ pub(crate) fn publish(
                     base: &base,
                     title: &title,
                     body: &body,
-                    draft: options.draft,
+                    // A claim weaker than "fixed and proven" is never offered as ready.
+                    draft: options.draft
+                        || matches!(
+                            evidence.result.status,
+                            Status::FixedNotJudged | Status::FixedFlagged
+                        ),
                     labels: &options.labels,
                 },
             )?;
@@ -261,8 +266,14 @@ pub(crate) fn commit_message(
 
 /// The comment on the triggering issue after a pull request was opened or updated.
 pub(crate) fn success_comment(evidence: &Evidence, pull: &PullRequest) -> String {
+    let claim = match evidence.result.status {
+        Status::FixedNotJudged => "fixed, not fully proven (a check could not be judged; draft)",
+        Status::FixedFlagged => "fixed, flagged for review (draft)",
+        Status::FixedReproductionOnly => "fixed and proven by the reproduction only",
+        _ => "fixed and proven",
+    };
     format!(
-        "efix: fixed and proven — {} #{} ({})\n\n{} failed on the base commit and passes with \
+        "efix: {claim} — {} #{} ({})\n\n{} failed on the base commit and passes with \
          the change; the pull request's description shows the evidence.\n",
         if pull.created { "opened" } else { "updated" },
         pull.number,

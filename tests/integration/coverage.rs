@@ -339,8 +339,11 @@ fn go_fix_that_breaks_another_test_is_refused() {
 /// A reproducer script: it runs one unittest case and shows no selector to widen.
 const CHECK_PY: &str = "import sys\nimport unittest\n\nsys.path.insert(0, '.')\nfrom tests.words_app.test_count import CountTest\n\nsuite = unittest.defaultTestLoader.loadTestsFromTestCase(CountTest)\nresult = unittest.TextTestRunner(verbosity=1).run(suite)\nsys.exit(0 if result.wasSuccessful() else 1)\n";
 
+/// A reproducer script is no runner invocation, so no canary can be built for it: closed by
+/// default, the fix is not "fixed and proven" (exit 5), and the body says so first, then that
+/// only the reproduction ran.
 #[test]
-fn a_proof_with_no_wider_suite_is_fixed_reproduction_only_and_says_so_first() {
+fn a_script_proof_with_no_wider_suite_is_not_judged_and_says_both_first() {
     let repo = Repo::with_files(&[
         (".gitignore", "__pycache__/\n"),
         ("words.py", WORDS_PY),
@@ -355,19 +358,19 @@ fn a_proof_with_no_wider_suite_is_fixed_reproduction_only_and_says_so_first() {
         "python3 check.py",
         &words_source_fix("return text.split()"),
     );
-    let run = run.expect_code(0);
+    let run = run.expect_code(5);
     assert_eq!(repo.fingerprint(), before);
-    assert_eq!(evidence["result"]["status"], "fixed-reproduction-only");
-    assert_eq!(run.json()["status"], "fixed-reproduction-only");
+    assert_eq!(evidence["result"]["status"], "fixed-not-judged");
+    assert_eq!(run.json()["status"], "fixed-not-judged");
     assert_eq!(
         evidence["reproduction"]["suite-choice"],
         json!({"attempts": [], "chosen": null, "budget-ms": 600000})
     );
     let title = artifact(&repo, "pr-title.txt");
     let body = artifact(&repo, "pr-body.md");
-    let head: Vec<&str> = body.lines().take(4).collect();
+    let head: Vec<&str> = body.lines().take(8).collect();
     insta::assert_snapshot!(
-        "reproduction_only_title_and_first_lines",
+        "script_not_judged_title_and_first_lines",
         stable(&format!("{title}\n{}", head.join("\n")), &[&repo.root])
     );
 }

@@ -92,6 +92,7 @@ pub(crate) fn judge(
             id: rule.to_owned(),
             passed: ok,
             detail: detail.clone(),
+            weakens: None,
         });
         if !ok {
             let mut message = format!(
@@ -140,11 +141,21 @@ pub(crate) fn not_built(reasons: &[(String, String)]) -> Option<CheckRecord> {
         .map(|(test, reason)| format!("`{test}`: {reason}"))
         .collect::<Vec<_>>()
         .join("; ");
-    Some(CheckRecord {
-        id: "prove.canary.not-built".to_owned(),
-        passed: true,
-        detail,
-    })
+    Some(CheckRecord::not_judged("prove.canary.not-built", detail))
+}
+
+/// The check that says which canaries had nothing to act on; it vouches for the change as far
+/// as the other canaries do.
+pub(crate) fn not_applicable(reasons: &[(String, String)]) -> Option<CheckRecord> {
+    if reasons.is_empty() {
+        return None;
+    }
+    let detail = reasons
+        .iter()
+        .map(|(test, reason)| format!("`{test}`: {reason}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Some(CheckRecord::passed("prove.canary.not-applicable", detail))
 }
 
 /// A canary's status from its own records across the session's reports: failed if any record

@@ -39,7 +39,7 @@ mod source;
 
 use std::path::PathBuf;
 
-pub(crate) use judge::{judge, not_built};
+pub(crate) use judge::{judge, not_applicable, not_built};
 pub(crate) use plan::plan;
 pub(crate) use scratch::Scratch;
 

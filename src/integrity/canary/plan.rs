@@ -82,6 +82,11 @@ pub(crate) struct Plan {
     pub canaries: Vec<Canary>,
     /// Tests with no canary and why: `(test, reason)`.
     pub not_built: Vec<(String, String)>,
+    /// Canaries with nothing to act on and why: `(test, reason)` (a mutated-expected canary
+    /// for a test that compares no value with a literal). Unlike `not_built`, nothing the
+    /// canary guards is left unjudged: a value equal to everything is what
+    /// `check.constant-equality` refuses statically.
+    pub inapplicable: Vec<(String, String)>,
 }
 
 /// Build the plan for the reproduction `argv` whose run before the fix gave `before`, with
@@ -117,6 +122,7 @@ pub(crate) fn plan(
         targets: Vec::new(),
         canaries: Vec::new(),
         not_built: Vec::new(),
+        inapplicable: Vec::new(),
     };
     let mut session = Selection::default();
     let mut second = Selection::default();
@@ -141,7 +147,7 @@ pub(crate) fn plan(
                 let moved = source::moved_path(runner, &target.file, &names);
                 let ids = Ids::of(runner, &target, &name, &names, &moved);
                 if let Some(reason) = &built.no_mutation {
-                    out.not_built.push((
+                    out.inapplicable.push((
                         name.clone(),
                         format!("no mutated-expected canary: {reason}"),
                     ));
