@@ -377,7 +377,7 @@ fn cargo_honest_fix_passes_every_canary() {
             "prove.canary.always-failing",
             "prove.canary.moved",
             "prove.canary.repeated",
-            "prove.canary.not-built",
+            "prove.canary.not-applicable",
         ],
     );
 }
