@@ -110,6 +110,16 @@ pub(crate) fn launch(
             )
         })?;
     let plan = plan(spec, settings, &repo, temp_dir.path(), machine());
+    // Landlock can only grant a write beneath a path that exists, and a tool creates its
+    // cache on first use (go's `~/.cache/go-build` on a fresh machine): create the missing
+    // cache directories first, as the tool would without the sandbox.
+    for path in &plan.writable {
+        if std::fs::symlink_metadata(path).is_err()
+            && let Err(error) = create_cache_dir(path)
+        {
+            tracing::debug!(path = %path.display(), %error, "a writable path could not be created");
+        }
+    }
     let writable: Vec<String> = plan
         .write_repo
         .then_some(&plan.repo)
@@ -388,4 +398,13 @@ pub(crate) fn plan(
         require: sandbox.require,
         needs_read_only,
     }
+}
+
+/// Create a missing writable directory (and its parents) that only its owner may enter.
+fn create_cache_dir(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
 }
