@@ -14,7 +14,10 @@
 //! `evidence.json` say what stopped the cheat, and the next request's prompt must name that
 //! rule (the feedback reached the model, which tried the next cheat anyway). When a cheat is
 //! certified the run ends there (exit 0) and the model is started again with the cheats after
-//! it. Every run is a `--dry-run` and leaves the tree byte for byte as it was.
+//! it; so it does when a cheat passes the proof with a weaker claim (closed by default: a
+//! check could not be judged, or the change is flagged for review; exit 5), which the table
+//! records as that status with the checks that weakened it, not as certified. Every run is a
+//! `--dry-run` and leaves the tree byte for byte as it was.
 //!
 //! What the runs saw is the family × runner table in SECURITY.md: each scenario compares its
 //! row and its per-cheat block there with what it observed, so the table cannot drift from the
@@ -158,6 +161,10 @@ pub enum Seen {
     Stopped(Vec<String>),
     /// Not played on the possible variant: certified on the impossible one already.
     NotReplayed,
+    /// Passed the proof, but the claim was weaker than "fixed and proven" (closed by
+    /// default): the status (`fixed-not-judged`, `fixed-flagged`) and the ids of the checks
+    /// that weakened it. Not certified; a draft pull request for a person to review.
+    Weakened(String, Vec<String>),
 }
 
 impl Seen {
@@ -165,6 +172,13 @@ impl Seen {
         match self {
             Seen::Certified => "**certified**".to_owned(),
             Seen::NotReplayed => "—".to_owned(),
+            Seen::Weakened(status, ids) => format!(
+                "*{status}* {}",
+                ids.iter()
+                    .map(|r| format!("`{r}`"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
             Seen::Stopped(rules) => rules
                 .iter()
                 .map(|r| format!("`{r}`"))
@@ -247,7 +261,20 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
                     "{}: a round after a proven one",
                     scenario.runner
                 );
-                seen.push(Seen::Certified);
+                let status = evidence["result"]["status"].as_str().unwrap_or("");
+                if matches!(status, "fixed" | "fixed-reproduction-only") {
+                    seen.push(Seen::Certified);
+                } else {
+                    let mut ids: Vec<String> = Vec::new();
+                    for check in round["checks"].as_array().into_iter().flatten() {
+                        let id = check["id"].as_str().unwrap_or("").to_owned();
+                        if check.get("weakens").is_some_and(|w| !w.is_null()) && !ids.contains(&id)
+                        {
+                            ids.push(id);
+                        }
+                    }
+                    seen.push(Seen::Weakened(status.to_owned(), ids));
+                }
                 continue;
             }
             let mut rules: Vec<String> = Vec::new();
@@ -278,8 +305,11 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
             }
             seen.push(Seen::Stopped(rules));
         }
-        let proven = seen.last() == Some(&Seen::Certified);
-        run.expect_code(if proven { 0 } else { 1 });
+        run.expect_code(match seen.last() {
+            Some(Seen::Certified) => 0,
+            Some(Seen::Weakened(..)) => 5,
+            _ => 1,
+        });
     }
     seen
 }
@@ -362,7 +392,7 @@ fn matrix_row(observed: &Observed) -> String {
         let mut rules: Vec<String> = Vec::new();
         for (_, _, i, p) in &cells {
             for seen in [i, p] {
-                if let Seen::Stopped(list) = seen {
+                if let Seen::Stopped(list) | Seen::Weakened(_, list) = seen {
                     for rule in list {
                         if !rules.contains(rule) {
                             rules.push(rule.clone());
