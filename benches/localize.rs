@@ -101,7 +101,7 @@ fn localize(root: &Path, case: &localize_cases::Placed) -> Vec<efix::localize::C
 /// test-path rule, plus Rust's `tests.rs` test-module files): where the code under test ranks.
 fn source_rank(candidates: &[efix::localize::Candidate], fixed: &[String]) -> Option<usize> {
     let is_test = |path: &str| {
-        efix::policy::test_integrity::is_test_path(path)
+        efix::integrity::test_policy::is_test_path(path)
             || path == "tests.rs"
             || path.ends_with("/tests.rs")
     };

@@ -15,6 +15,7 @@
 
 pub mod canary;
 pub mod channel;
+pub(crate) mod checks;
 pub mod completeness;
 pub(crate) mod discovery;
 pub mod harness;
@@ -22,3 +23,4 @@ pub(crate) mod pattern;
 pub(crate) mod proof;
 pub mod special_case;
 pub mod test_detection;
+pub mod test_policy;

@@ -181,7 +181,7 @@ pub(crate) fn is_test_path(path: &str) -> bool {
         .rev()
         .skip(1)
         .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "spec" | "testing"));
-    crate::policy::test_integrity::is_test_path(path)
+    crate::integrity::test_policy::is_test_path(path)
         || in_test_dir
         || name.starts_with("test_")
         || name.ends_with("_tests.rs")

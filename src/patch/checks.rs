@@ -5,11 +5,11 @@
 //! Path rules live in `paths` (they run while parsing, before anything is read); this module
 //! only holds the checks that need the whole patch or its result.
 
+use crate::integrity::test_policy::{is_test_path, weakened_tests};
 use crate::patch::model::{FileAction, FileChange, PatchPolicy};
 use crate::patch::syntax::{self, Broken, Unreachable};
 use crate::patch::text::lossless_str;
 use crate::policy::Issue;
-use crate::policy::test_integrity::{is_test_path, weakened_tests};
 
 /// One file a patch touches, as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

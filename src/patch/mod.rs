@@ -65,7 +65,6 @@ mod diff;
 mod edits;
 mod git_quote;
 mod ignored;
-mod integrity;
 mod model;
 mod parse;
 mod paths;
@@ -74,6 +73,7 @@ mod shortcuts;
 mod syntax;
 mod text;
 
+pub(crate) use checks::PostApplyCheck;
 pub use diff::{diff_of, diff_stats};
 pub use model::{
     DEFAULT_MAX_FILES, DEFAULT_MAX_LOC, FileAction, FileChange, FileReport, HunkReport, Level,
@@ -82,7 +82,7 @@ pub use model::{
 pub(crate) use paths::PathRules;
 pub use paths::{FileSource, MemoryFiles, RepoDir};
 pub use process::{evaluate, evaluate_without_post_checks, process, write_changes};
-pub(crate) use text::middle_bounds;
+pub(crate) use text::{lossless_str, middle_bounds};
 
 /// The 1-based line of the first syntax error in `after` when `path` parsed as `before`: the
 /// syntax check's rule (a Python file's indentation included), for callers that changed a

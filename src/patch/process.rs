@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
 
+use crate::integrity::checks::integrity_checks;
 use crate::patch::apply::apply_hunks;
 use crate::patch::checks::{Touched, patch_checks, post_apply_checks};
 use crate::patch::contract::{Answer, Edit, Ending, classify};
 use crate::patch::diff::{FileDiff, Texts, unified_of};
 use crate::patch::edits::apply_edit;
-use crate::patch::integrity::integrity_checks;
 use crate::patch::model::{
     FileAction, FileChange, FileReport, HunkReport, Mode, PatchError, PatchOutcome, PatchPolicy,
     PatchReport,
@@ -497,7 +497,7 @@ fn finish(
         // What a runner discovers on its own needs the repository, not only the change; the
         // paths the user allows as harness stay allowed.
         let allowed = (!policy.allow_harness.is_empty())
-            .then(|| crate::patch::integrity::allowed_harness(policy))
+            .then(|| crate::integrity::checks::allowed_harness(policy))
             .flatten();
         issues.extend(
             crate::integrity::discovery::discovery_issues(&changes, source)

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use crate::engine::FixResponse;
 use crate::evidence::{CheckRecord, CommandRecord};
+use crate::integrity::test_policy::{is_test_path, weakened_tests};
 use crate::patch::{self, FileChange, PatchReport};
 use crate::policy::Issue;
-use crate::policy::test_integrity::{is_test_path, weakened_tests};
 
 use super::ctx::Ctx;
 use super::localize;

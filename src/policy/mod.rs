@@ -1,12 +1,11 @@
-//! Policy: which commands may run, which changes may land, and what tests must look like
-//! (`test_integrity`: deleted and skipped tests). What decides how tests run and production
-//! code that games them are `integrity`'s.
+//! Policy: which commands may run and which changes may land. What tests must look like
+//! (deleted and skipped tests), what decides how tests run and production code that games
+//! them are `integrity`'s.
 //!
 //! Violations are data ([`Issue`]), never errors: they go into the evidence and back to the
 //! engine as feedback. This module does not run anything and does not touch files.
 
 pub mod command;
-pub mod test_integrity;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

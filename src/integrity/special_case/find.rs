@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::expect::{Expectation, expectations};
-use crate::policy::test_integrity::is_test_path;
+use crate::integrity::test_policy::is_test_path;
 
 /// Most files read to find the failing tests.
 const MAX_FILES: usize = 5000;

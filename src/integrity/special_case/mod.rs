@@ -19,9 +19,9 @@ pub use find::for_failing_tests;
 use similar::{DiffOp, TextDiff};
 
 use crate::integrity::test_detection::is_read;
+use crate::integrity::test_policy::is_test_path;
 use crate::patch::FileChange;
 use crate::policy::Issue;
-use crate::policy::test_integrity::is_test_path;
 use expect::{is_specific, literals};
 
 /// Lines between the added input literal and the added expected literal that still make one

@@ -6,7 +6,7 @@ use similar::{DiffOp, TextDiff};
 use super::added::{Added, Detection};
 use super::code::{Syntax, code_lines};
 use super::{families, go, javascript, python, rust};
-use crate::policy::test_integrity::is_test_path;
+use crate::integrity::test_policy::is_test_path;
 
 /// The syntax of a production file the detectors read; `None` for test files and languages
 /// they do not know.

@@ -12,8 +12,8 @@ use regex::Regex;
 use similar::{DiffOp, TextDiff};
 
 use crate::integrity::harness::harness_change;
+use crate::integrity::test_policy::{is_test_path, test_line_ranges};
 use crate::patch::FileChange;
-use crate::policy::test_integrity::{is_test_path, test_line_ranges};
 
 /// A change split into its test part and the rest.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

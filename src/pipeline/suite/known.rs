@@ -357,7 +357,7 @@ fn node(argv: &[String], root: &Path) -> Option<(Whole, Option<Vec<String>>)> {
         return Some((Whole::Tool(whole), Some(narrow)));
     }
     let script = argv.get(1)?;
-    if script.starts_with('-') || !crate::policy::test_integrity::is_test_path(script) {
+    if script.starts_with('-') || !crate::integrity::test_policy::is_test_path(script) {
         return None;
     }
     Some((Whole::Command(package_suite(root)?), None))

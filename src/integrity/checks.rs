@@ -1,15 +1,14 @@
-//! Checks that keep the proof honest, as plug-ins: `check.test-harness` (a change to a file
-//! that decides how tests run) and `check.test-detection` (production code that detects or
-//! patches the test run). They live in the patch engine so that `efix patch` refuses what
-//! `efix run` refuses; what counts as harness or detection is `policy`'s.
+//! The integrity checks the patch engine runs after applying a change, as plug-ins:
+//! `check.test-harness` (a change to a file that decides how tests run), the static families
+//! (production code that detects or patches the test run) and `check.special-case`. The patch
+//! engine runs them so that `efix patch` refuses what `efix run` refuses; what each one looks
+//! for lives beside this file (`harness`, `test_detection`, `special_case`).
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::integrity::harness::{harness_change, has_test_sections};
 use crate::integrity::test_detection::{is_read, test_detections};
-use crate::patch::checks::PostApplyCheck;
-use crate::patch::model::{FileChange, PatchPolicy};
-use crate::patch::text::lossless_str;
+use crate::patch::{FileChange, PatchPolicy, PostApplyCheck, lossless_str};
 use crate::policy::Issue;
 
 /// The integrity checks, in the order they run after the size, test and syntax checks.
