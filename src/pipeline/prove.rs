@@ -8,6 +8,8 @@ use crate::patch::{self, FileChange};
 use crate::policy::Issue;
 use crate::testreport::{self, TestReport, TestStatus};
 
+use crate::integrity::guard::status_in_scope;
+
 use super::PipelineError;
 use super::checks::{check, pass_text};
 use super::ctx::Ctx;
@@ -180,35 +182,6 @@ fn judge(
     round.checks.extend(checks);
     issues.extend(found);
     (table, issues)
-}
-
-/// The status of a test that is known to be in the scope of the command that produced
-/// `after` (it was named by `before`, another run of the same command): as listed (a test
-/// named in parts, such as tape's numbered assertions, by all its parts), or, when the runner
-/// does not list passing tests (pytest `-q`, vitest's and jest's default reporters, mocha's
-/// dot reporter, plain `go test`, unittest), passed if the run was clean: no failure, no error,
-/// and no test gone missing — with the run before known, no more skips than it had and at
-/// least as many passes as it had passes and failures together; without it, no skip at all.
-pub(crate) fn status_in_scope(
-    after: &TestReport,
-    before: Option<&TestReport>,
-    name: &str,
-) -> Option<TestStatus> {
-    if let Some(status) = after.status_of(name) {
-        return Some(status);
-    }
-    if after.lists_passed {
-        return None;
-    }
-    let clean = after.failed == 0 && after.errors == 0 && after.passed > 0;
-    let none_missing = match before {
-        Some(before) => {
-            after.skipped <= before.skipped
-                && after.passed >= before.passed.saturating_add(before.failed)
-        }
-        None => after.skipped == 0,
-    };
-    (clean && none_missing).then_some(TestStatus::Passed)
 }
 
 /// The before/after table over pairs of (before, after) records.

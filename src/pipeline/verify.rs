@@ -119,7 +119,7 @@ pub fn verify(
         .map_or(request.derived_suite.as_ref(), |c| c.chosen.as_ref());
     let suites: Vec<String> = request.suites.iter().chain(chosen).cloned().collect();
     let commands = prevent::commands_in_play(&request.command, &suites, &config.patch.commands);
-    let split = prevent::split(&changes, &commands);
+    let split = crate::integrity::guard::split(&changes, &commands);
     let mut claims = Vec::new();
     let groups: [StateGroup<'_>; 3] = [
         (

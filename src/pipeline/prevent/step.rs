@@ -11,9 +11,9 @@ use super::super::PipelineError;
 use super::super::checks::check;
 use super::super::ctx::Ctx;
 use super::super::prove::Proof;
-use super::guard::{decide, reported_with};
 use super::harness::{commands_in_play, tests_pass_without_fix};
-use super::split::{Split, split};
+use crate::integrity::guard::{Split, split};
+use crate::integrity::guard::{decide, reported_with};
 use crate::testreport::TestStatus;
 
 /// What Prevent ran before Prove: the split of the change and the ids of the runs made with
