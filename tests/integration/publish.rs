@@ -266,6 +266,74 @@ fn a_proven_run_becomes_a_commit_of_the_fixed_tree_on_the_base_and_a_pull_reques
     no_problems(&github);
 }
 
+/// A reproducer script that runs the demo's failing test through cargo: efix can point no
+/// canary at it, so the proven fix is `fixed-not-judged`.
+const CHECK_PY: &str = "import subprocess\nimport sys\n\nsys.exit(subprocess.run([\"cargo\", \"test\", \"crlf\"]).returncode)\n";
+
+#[test]
+fn a_fix_whose_checks_could_not_all_be_judged_is_published_as_a_draft_that_says_so() {
+    let demo = Repo::demo();
+    let mut files: Vec<(String, String)> = [
+        ".gitignore",
+        "Cargo.lock",
+        "Cargo.toml",
+        "README.md",
+        "src/lib.rs",
+    ]
+    .iter()
+    .map(|p| (p.to_string(), demo.read(p)))
+    .collect();
+    files.push(("check.py".to_owned(), CHECK_PY.to_owned()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = Repo::with_files(&refs);
+    let text = include_str!("../../examples/demo-replay.yml");
+    let replay: efix::engine::replay::ReplayFile = yaml_serde::from_str(text).unwrap();
+    let fix = serde_json::to_value(&replay.fix[1]).unwrap();
+    let replay = json!({"version": 1, "plan": {"hypothesis": "CR is kept", "focus_files": ["src/lib.rs"]}, "fix": [fix]});
+    let (_guard, path) = replay_file(&replay.to_string());
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let run = Efix::replay_run(&repo, "python3 check.py", &path)
+        .run()
+        .expect_code(5);
+    assert_eq!(run.json()["status"], "fixed-not-judged");
+    let run = Finished { repo, artifacts };
+    let github = FakeGithub::start(&run.repo.root);
+    in_actions(
+        publish(&run, &run.artifacts),
+        &github,
+        Some(("issue_comment", "issue_comment_owner.json")),
+    )
+    .run()
+    .expect_code(0);
+    let state = github.state();
+    assert_eq!(state.pulls.len(), 1);
+    let pull = &state.pulls[0];
+    assert!(
+        pull.draft,
+        "a claim weaker than fixed and proven is never ready for review"
+    );
+    assert!(
+        pull.title
+            .contains("(not fully proven: prove.canary.not-built)"),
+        "{}",
+        pull.title
+    );
+    assert!(pull.body.contains("**Not fully proven:**"), "{}", pull.body);
+    assert_eq!(state.comments.len(), 1);
+    assert!(
+        state.comments[0]
+            .1
+            .starts_with("efix: fixed, not fully proven"),
+        "{}",
+        state.comments[0].1
+    );
+    drop(state);
+    no_problems(&github);
+}
+
 #[test]
 fn a_run_without_a_proven_fix_publishes_only_the_comment() {
     let run = failed();
