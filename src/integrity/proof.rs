@@ -38,21 +38,40 @@ pub(crate) fn judge(
                 .is_some_and(|c| c.report.is_some() || failed(c.status))
         })
         .collect();
-    if !asked.is_empty() {
+    // Commands whose baseline wrote no report ran as written, before and after the change:
+    // the evidence names each and says why its report channel was not used.
+    let as_written: Vec<String> = pairs
+        .iter()
+        .filter_map(|(before, after)| {
+            let channel = (*before)?.channel.as_ref()?;
+            let after = (*after)?;
+            (channel.status == ChannelStatus::Unsupported && after.channel.is_none()).then(|| {
+                format!(
+                    "`{}` ran as written, its console the only channel: {}",
+                    after.origin_command(),
+                    channel.note.as_deref().unwrap_or("its runner rejected the report")
+                )
+            })
+        })
+        .collect();
+    if !asked.is_empty() || !as_written.is_empty() {
         let broken: Vec<&CommandRecord> = asked
             .iter()
             .copied()
             .filter(|r| r.channel.as_ref().is_some_and(|c| failed(c.status)))
             .collect();
-        let detail = if broken.is_empty() {
-            format!("the runner's report was read for {} run(s)", asked.len())
+        let mut parts = if asked.is_empty() {
+            Vec::new()
+        } else if broken.is_empty() {
+            vec![format!(
+                "the runner's report was read for {} run(s)",
+                asked.len()
+            )]
         } else {
-            broken
-                .iter()
-                .map(|r| missing_text(r))
-                .collect::<Vec<_>>()
-                .join("; ")
+            broken.iter().map(|r| missing_text(r)).collect::<Vec<_>>()
         };
+        parts.extend(as_written);
+        let detail = parts.join("; ");
         checks.push(record("prove.report-missing", broken.is_empty(), &detail));
         for r in broken {
             issues.push(Issue::new(

@@ -24,6 +24,10 @@ static JEST_NONE: LazyLock<Pattern> =
 /// Headers under `●` that are not tests.
 const NOT_TESTS: &[&str] = &["Console", "Test suite failed to run"];
 
+/// The start of jest's own header for a test file that called `process.exit` (`●  process.exit
+/// called with "0"`, an empty test path before it): jest's notice, not a test.
+const EXIT_NOTICE: &str = "process.exit called with";
+
 pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut builder = Builder::new("jest", false);
     let mut file: Option<String> = None;
@@ -82,7 +86,7 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
                     // The whole file failed (syntax or import error): one failing entry for it.
                     suite_errors += 1;
                     builder.record(Some(file), file, TestStatus::Failed);
-                } else if !NOT_TESTS.contains(&title) {
+                } else if !NOT_TESTS.contains(&title) && !title.starts_with(EXIT_NOTICE) {
                     builder.record(Some(file), title, TestStatus::Failed);
                 }
             } else if !in_details && is_describe(line) {
