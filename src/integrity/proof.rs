@@ -134,11 +134,20 @@ pub(crate) fn judge(
         .filter(|name| !table.missing.contains(name))
         .cloned()
         .collect();
-    let detail = if lost.is_empty() {
+    let mut detail = if lost.is_empty() {
         "every test with a record before has one after".to_owned()
     } else {
         lost_text(&mut names, lost.uncounted)
     };
+    let unstable = unstable(pairs);
+    if !unstable.is_empty() {
+        let _ = write!(
+            detail,
+            "; unstable ids (parameters that change from run to run: times, addresses, random \
+             values), matched by their stable part: {}",
+            unstable.join(", ")
+        );
+    }
     checks.push(record("prove.missing-tests", lost.is_empty(), &detail));
     if !lost.is_empty() {
         issues.push(Issue::new(
@@ -150,6 +159,36 @@ pub(crate) fn judge(
         ));
     }
     (checks, issues)
+}
+
+/// The tests whose ids differ between a baseline and its run after the change only in
+/// volatile parameter values, as `before -> after`, each once.
+fn unstable(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) -> Vec<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for (before, after) in pairs {
+        let (Some(before), Some(after)) = (before, after) else {
+            continue;
+        };
+        let reports = [
+            (before.tests.as_ref(), after.tests.as_ref()),
+            (
+                before.channel.as_ref().and_then(|c| c.trusted()),
+                after.channel.as_ref().and_then(|c| c.trusted()),
+            ),
+        ];
+        for (was, now) in reports {
+            let (Some(was), Some(now)) = (was, now) else {
+                continue;
+            };
+            let (_, matched) = crate::testreport::align_volatile(was, now);
+            out.extend(
+                matched
+                    .into_iter()
+                    .map(|(was, now)| format!("`{was}` -> `{now}`")),
+            );
+        }
+    }
+    out.into_iter().collect()
 }
 
 fn failed(status: ChannelStatus) -> bool {

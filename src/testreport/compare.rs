@@ -30,8 +30,11 @@ pub struct Comparison {
     pub unconfirmed: Vec<String>,
 }
 
-/// Compare two reports test by test.
+/// Compare two reports test by test. A test whose id differs between the runs only in
+/// volatile parameter values (a time, an address) is the same test ([`super::volatile`]).
 pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
+    let (after, _) = super::volatile::align(before, after);
+    let after = &after;
     let index = |report: &TestReport| -> BTreeMap<String, TestStatus> {
         report
             .tests

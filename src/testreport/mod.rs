@@ -25,6 +25,7 @@ mod select;
 mod tap;
 mod text;
 mod unittest;
+mod volatile;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
@@ -36,6 +37,7 @@ pub(crate) use junit::unescape as xml_unescape;
 pub use mocha_json::parse_mocha_json;
 pub(crate) use model::NO_TEST_RAN;
 pub use model::{TestCase, TestReport, TestStatus};
+pub use volatile::align as align_volatile;
 
 #[cfg(test)]
 mod fixture_tests;
