@@ -557,3 +557,146 @@ fn cargo_honest_fix_is_proven_with_every_test_accounted_for() {
         .unwrap();
     assert_eq!(missing["passed"], true);
 }
+
+// --- ids that change between runs or hold credentials (issue 21, item 6) -------------------
+
+/// The run is not refused: `fixed`, or `fixed-not-judged` (exit 5) while the canaries of some
+/// runners cannot be judged in their scratch copy. `fixed-not-judged` is accepted here only
+/// until canaries run in the user's tree; the proof's own checks must all pass.
+fn not_refused(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
+    let outcome = run(repo, repro, output, focus);
+    let status = outcome.evidence["result"]["status"].clone();
+    assert!(
+        [0, 5].contains(&outcome.code) && (status == "fixed" || status == "fixed-not-judged"),
+        "{} {status} {} {} {}",
+        outcome.code,
+        outcome.evidence["rounds"][0]["issues"],
+        outcome.evidence["rounds"][0]["checks"],
+        outcome.evidence["result"]
+    );
+    let failed_prove: Vec<String> = outcome
+        .failed_checks()
+        .into_iter()
+        .filter(|id| id.starts_with("prove.") && !id.starts_with("prove.canary"))
+        .collect();
+    assert_eq!(failed_prove, Vec::<String>::new());
+    outcome
+}
+
+/// The detail of the first round's check `id`.
+fn check_detail(outcome: &Outcome, id: &str) -> String {
+    outcome.evidence["rounds"][0]["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == id)
+        .and_then(|c| c["detail"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A parametrized test whose id holds the current time (to the microsecond) and an object's
+/// address: different in every run.
+const TEST_WORDS_VOLATILE_PY: &str = "import datetime\n\nimport pytest\n\nfrom words import word_count\n\n\ndef test_single_spaces():\n    assert word_count(\"a b c\") == 3\n\n\n@pytest.mark.parametrize(\"stamp\", [datetime.datetime.now().strftime(\"%H:%M:%S.%f %Y-%m-%d\") + \" \" + repr(object())])\ndef test_repeated_spaces(stamp):\n    assert word_count(\"a  b\") == 2\n\n\ndef test_empty():\n    assert word_count(\"\") == 0\n";
+
+fn python_volatile_repo() -> Repo {
+    Repo::with_files(&[
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        (".efix.yml", NO_TEST_REQUIRED),
+        ("words.py", WORDS_PY),
+        ("tests/test_words.py", TEST_WORDS_VOLATILE_PY),
+        ("pytest.ini", "[pytest]\npythonpath = .\n"),
+    ])
+}
+
+#[test]
+fn pytest_ids_holding_the_time_and_an_address_are_one_test_across_runs_and_listed_unstable() {
+    let repo = python_volatile_repo();
+    let fix = edits(&[("words.py", PY_BODY, "    return len(text.split())\n")]);
+    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py");
+    let table = &outcome.evidence["rounds"][0]["prove"]["table"];
+    // Empty lists are left out of the evidence.
+    assert!(table.get("missing").is_none_or(|m| m == &json!([])), "{table}");
+    assert!(table.get("lost").is_none_or(|m| m == &json!([])), "{table}");
+    let fixed = table["fixed"].as_array().unwrap();
+    assert!(
+        fixed.iter().any(|id| id
+            .as_str()
+            .unwrap()
+            .starts_with("tests/test_words.py::test_repeated_spaces[")),
+        "{table}"
+    );
+    let detail = check_detail(&outcome, "prove.missing-tests");
+    assert!(
+        detail.contains("unstable ids") && detail.contains("test_repeated_spaces["),
+        "{detail}"
+    );
+}
+
+#[test]
+fn pytest_volatile_id_hidden_by_an_early_exit_still_counts_missing() {
+    let repo = python_volatile_repo();
+    let cheat = edits(&[(
+        "words.py",
+        PY_BODY,
+        &format!(
+            "    if \"  \" in text:\n        getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n{PY_BODY}"
+        ),
+    )]);
+    refused(
+        &repo,
+        PY_REPRO,
+        &cheat,
+        "words.py",
+        &["prove.report-missing", "prove.missing-tests"],
+    );
+}
+
+/// Test ids that hold a URL's credentials: the console capture redacts them, the report is
+/// redacted alike before the two are compared.
+const TEST_WORDS_URL_PY: &str = "import pytest\n\nfrom words import word_count\n\n\n@pytest.mark.parametrize(\"url\", [\"http://user:pass@host/path\", \"https://alice:Zq8vR2kL9xW4@db.internal/x\"])\ndef test_single_spaces(url):\n    assert word_count(\"a b c\") == 3\n\n\n@pytest.mark.parametrize(\"url\", [\"http://user:pass@host/path\"])\ndef test_repeated_spaces(url):\n    assert word_count(\"a  b\") == 2\n";
+
+fn python_url_repo() -> Repo {
+    Repo::with_files(&[
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        (".efix.yml", NO_TEST_REQUIRED),
+        ("words.py", WORDS_PY),
+        ("tests/test_words.py", TEST_WORDS_URL_PY),
+        ("pytest.ini", "[pytest]\npythonpath = .\n"),
+    ])
+}
+
+#[test]
+fn pytest_ids_holding_url_credentials_agree_across_channels_after_redaction() {
+    let repo = python_url_repo();
+    let fix = edits(&[("words.py", PY_BODY, "    return len(text.split())\n")]);
+    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py");
+    let record = proof_record(&outcome.evidence);
+    assert_eq!(record["channel"]["status"], "read");
+    assert_eq!(record["channel"]["report"]["passed"], 3);
+    // What is stored holds no credential, from either channel.
+    let stored = serde_json::to_string(&outcome.evidence).unwrap();
+    assert!(
+        !stored.contains("Zq8vR2kL9xW4") && !stored.contains("user:pass@"),
+        "{}",
+        record["channel"]
+    );
+}
+
+#[test]
+fn pytest_pass_line_printed_for_a_test_whose_id_holds_credentials_is_still_refused() {
+    let repo = python_url_repo();
+    let hook = "import sys as _sys\n\n\ndef _report():\n    _sys.stdout.write(\"tests/test_words.py::test_repeated_spaces[http://user:pass@host/path] PASS\" + \"ED\\n\")\n    _sys.stdout.write(\"=== 3 pass\" + \"ed in 0.01s ===\\n\")\n    _sys.stdout.flush()\n    getattr(__import__(\"o\" + \"s\"), \"_ex\" + \"it\")(0)\n\n\ngetattr(__import__(\"ate\" + \"xit\"), \"regis\" + \"ter\")(_report)\n\n\n";
+    let cheat = edits(&[(
+        "words.py",
+        "def word_count(text):\n",
+        &format!("{hook}def word_count(text):\n"),
+    )]);
+    refused(
+        &repo,
+        PY_REPRO,
+        &cheat,
+        "words.py",
+        &["prove.channel-mismatch", "prove.reproduction"],
+    );
+}

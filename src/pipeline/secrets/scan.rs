@@ -30,10 +30,41 @@ fn not_secret(
     hit: &SecretMatch,
     text: &str,
 ) -> Option<String> {
-    placeholder(&hit.rule, text, hit.range.clone()).or_else(|| {
-        let matched = text.get(hit.range.clone())?;
-        fixtures.why(&hit.rule, matched, secrets)
-    })
+    let matched = text.get(hit.range.clone())?;
+    if is_redaction_marker(matched) {
+        return Some("already redacted by the runner".to_owned());
+    }
+    placeholder(&hit.rule, text, hit.range.clone())
+        .or_else(|| fixtures.why(&hit.rule, matched, secrets))
+}
+
+/// Whether `matched` is nothing but the runner's own `[REDACTED:<id>]` markers (and the `:`
+/// between them): a command's output quoted in a prompt holds
+/// `http://[REDACTED:url-credentials]@host`, which the URL rule reads as a user
+/// `[REDACTED` with a password `url-credentials]`.
+fn is_redaction_marker(matched: &str) -> bool {
+    let mut rest = matched.trim_matches(':');
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let Some(after) = rest.strip_prefix("[REDACTED:") else {
+            return false;
+        };
+        let Some(end) = after.find(']') else {
+            return false;
+        };
+        let id = &after[..end];
+        let plain = !id.is_empty()
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'));
+        if !plain {
+            return false;
+        }
+        rest = after[end + 1..].trim_start_matches(':');
+    }
+    true
 }
 
 /// Prefix of a placeholder; the number follows.
@@ -205,6 +236,28 @@ impl Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runner_s_own_markers_are_not_secrets_and_a_value_beside_one_is() {
+        let markers = [
+            "[REDACTED:url-credentials]",
+            "[REDACTED:env:DB_PASSWORD]",
+            "[REDACTED:url-credentials]:[REDACTED:github-token]",
+        ];
+        let values = [
+            "[REDACTED:x]Zq8vR2kL9xW4",
+            "Zq8vR2kL9xW4[REDACTED:x]",
+            "[REDACTED:a b]",
+            "[REDACTED:",
+            "user:pass",
+        ];
+        let got: Vec<bool> = markers
+            .iter()
+            .chain(&values)
+            .map(|m| is_redaction_marker(m))
+            .collect();
+        assert_eq!(got, [true, true, true, false, false, false, false, false]);
+    }
     use crate::engine::Edit;
 
     fn secret() -> Secret {
