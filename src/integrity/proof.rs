@@ -49,7 +49,10 @@ pub(crate) fn judge(
                 format!(
                     "`{}` ran as written, its console the only channel: {}",
                     after.origin_command(),
-                    channel.note.as_deref().unwrap_or("its runner rejected the report")
+                    channel
+                        .note
+                        .as_deref()
+                        .unwrap_or("its runner rejected the report")
                 )
             })
         })

@@ -35,7 +35,7 @@ pub use jest_json::parse_jest_json;
 pub use junit::parse_junit_xml;
 pub(crate) use junit::unescape as xml_unescape;
 pub use mocha_json::parse_mocha_json;
-pub(crate) use model::NO_TEST_RAN;
+pub(crate) use model::{NO_TEST_RAN, combined};
 pub use model::{TestCase, TestReport, TestStatus};
 pub use volatile::align as align_volatile;
 

@@ -152,7 +152,11 @@ mod tests {
     fn draws() -> Vec<(&'static str, String, String)> {
         vec![
             ("time", "04:33:17".into(), "04:33:18".into()),
-            ("time-ms", "04:33:17.123456".into(), "11:02:59.000001".into()),
+            (
+                "time-ms",
+                "04:33:17.123456".into(),
+                "11:02:59.000001".into(),
+            ),
             ("time-12h", "4:33 PM".into(), "11:02 am".into()),
             ("date", "2026-11-28".into(), "2026-11-29".into()),
             (
@@ -166,17 +170,33 @@ mod tests {
                 "04:34:02 2026-11-28".into(),
             ),
             ("slashed date", "11/28/2026".into(), "11/29/2026".into()),
-            ("address", "<Obj at 0x7f3a2c1d9e80>".into(), "<Obj at 0x7f3a2c1da010>".into()),
+            (
+                "address",
+                "<Obj at 0x7f3a2c1d9e80>".into(),
+                "<Obj at 0x7f3a2c1da010>".into(),
+            ),
             (
                 "uuid",
                 "5f0c6a1e-9b7d-4c3e-8a2f-1d4e6b8c0a9f".into(),
                 "a3e1b2c4-0d9f-4e8a-b7c6-5d4e3f2a1b0c".into(),
             ),
-            ("port", "http://127.0.0.1:54321/x".into(), "http://127.0.0.1:40213/x".into()),
+            (
+                "port",
+                "http://127.0.0.1:54321/x".into(),
+                "http://127.0.0.1:40213/x".into(),
+            ),
             ("seed", "seed=839201".into(), "seed=120993".into()),
-            ("timestamp", "1795840397.123".into(), "1795840412.998".into()),
+            (
+                "timestamp",
+                "1795840397.123".into(),
+                "1795840412.998".into(),
+            ),
             ("random float", "0.8394021".into(), "0.1209933".into()),
-            ("hex token", "tok-9f3a1c7b2e".into(), "tok-0b4d8e2a61".into()),
+            (
+                "hex token",
+                "tok-9f3a1c7b2e".into(),
+                "tok-0b4d8e2a61".into(),
+            ),
         ]
     }
 
@@ -213,8 +233,14 @@ mod tests {
         // Two tests of one run share the stable id: neither is told to be the one before.
         let shared = [
             ("test_x[04:33:17]", ["test_x[04:33:18]", "test_x[05:00:00]"]),
-            ("test_x[0x7f3a2c1d]", ["test_x[0x7f3a2c1e]", "test_x[0x55aa00ff]"]),
-            ("test_x[port=54321]", ["test_x[port=40213]", "test_x[port=40214]"]),
+            (
+                "test_x[0x7f3a2c1d]",
+                ["test_x[0x7f3a2c1e]", "test_x[0x55aa00ff]"],
+            ),
+            (
+                "test_x[port=54321]",
+                ["test_x[port=40213]", "test_x[port=40214]"],
+            ),
         ];
         for (was, now) in shared {
             let (_, pairs) = align(&report(&[was]), &report(&now));

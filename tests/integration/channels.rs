@@ -112,11 +112,9 @@ fn refused(repo: &Repo, repro: &str, output: &str, focus: &str, rules: &[&str]) 
 fn proven(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
     let outcome = run(repo, repro, output, focus);
     assert_eq!(
-        outcome.code,
-        0,
+        outcome.code, 0,
         "{} {}",
-        outcome.evidence["rounds"][0]["issues"],
-        outcome.evidence["rounds"][0]["checks"]
+        outcome.evidence["rounds"][0]["issues"], outcome.evidence["rounds"][0]["checks"]
     );
     outcome
 }
@@ -616,7 +614,10 @@ fn pytest_ids_holding_the_time_and_an_address_are_one_test_across_runs_and_liste
     let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py");
     let table = &outcome.evidence["rounds"][0]["prove"]["table"];
     // Empty lists are left out of the evidence.
-    assert!(table.get("missing").is_none_or(|m| m == &json!([])), "{table}");
+    assert!(
+        table.get("missing").is_none_or(|m| m == &json!([])),
+        "{table}"
+    );
     assert!(table.get("lost").is_none_or(|m| m == &json!([])), "{table}");
     let fixed = table["fixed"].as_array().unwrap();
     assert!(
@@ -698,5 +699,78 @@ fn pytest_pass_line_printed_for_a_test_whose_id_holds_credentials_is_still_refus
         &cheat,
         "words.py",
         &["prove.channel-mismatch", "prove.reproduction"],
+    );
+}
+
+/// vitest 4's default reporter prints a failing file's tests as a tree of titles (`×
+/// replaces every space`) and its failures by their full path (`FAIL file > slugify > spaces
+/// > replaces every space`); the JSON report and the verbose rerun name the full path only.
+const VITEST_4: &str = "vitest@4.1.12";
+const SLUG_VITEST_NESTED_JS: &str = "import { describe, test, expect } from 'vitest';\nimport { slugify } from '../src/slug.js';\n\ndescribe('slugify', () => {\n  test('lowercases', () => {\n    expect(slugify('Hello')).toBe('hello');\n  });\n\n  describe('spaces', () => {\n    describe('many', () => {\n      test('replaces every space', () => {\n        expect(slugify('a b c')).toBe('a-b-c');\n      });\n    });\n\n    test('keeps dashes', () => {\n      expect(slugify('a-b')).toBe('a-b');\n    });\n  });\n});\n\ntest('outside any block', () => {\n  expect(slugify('x')).toBe('x');\n});\n";
+
+fn vitest_4_repo() -> Repo {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (".efix.yml", NO_TEST_REQUIRED),
+        (
+            "package.json",
+            "{\n  \"name\": \"slug\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n",
+        ),
+        ("src/slug.js", SLUG_ESM_JS),
+        ("test/slug.test.mjs", SLUG_VITEST_NESTED_JS),
+    ]);
+    std::os::unix::fs::symlink(
+        npm_tools(VITEST_4).join("node_modules"),
+        repo.path("node_modules"),
+    )
+    .unwrap();
+    repo
+}
+
+const SLUG_ESM_JS: &str =
+    "export function slugify(text) {\n  return text.toLowerCase().replace(' ', '-');\n}\n";
+
+#[test]
+fn vitest_test_named_by_its_title_and_by_its_full_path_is_one_test_and_its_fix_is_proven() {
+    let repo = vitest_4_repo();
+    let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
+    let outcome = not_refused(&repo, VITEST_REPRO, &fix, "src/slug.js");
+    let table = &outcome.evidence["rounds"][0]["prove"]["table"];
+    assert_eq!(
+        table["fixed"],
+        json!(["slugify > spaces > many > replaces every space"]),
+        "{table}"
+    );
+    assert!(
+        table.get("missing").is_none_or(|m| m == &json!([])),
+        "{table}"
+    );
+    // The reproduction before the change counts the one failing test once.
+    let before = &outcome.evidence["commands"][0]["tests"];
+    let failing: Vec<&Value> = before["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] == "failed")
+        .collect();
+    assert_eq!(failing.len(), 1, "{before}");
+}
+
+#[test]
+fn vitest_pass_printed_under_a_test_s_short_title_does_not_hide_its_failure() {
+    let repo = vitest_4_repo();
+    let cheat = edits(&[(
+        "src/slug.js",
+        SLUG_BODY,
+        &format!(
+            "  if (text === 'a b c') globalThis['pro' + 'cess'].stdout.write('       \\u2713 replaces every space\\n');\n{SLUG_BODY}"
+        ),
+    )]);
+    refused(
+        &repo,
+        VITEST_REPRO,
+        &cheat,
+        "src/slug.js",
+        &["prove.reproduction"],
     );
 }

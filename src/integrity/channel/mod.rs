@@ -17,6 +17,7 @@
 
 mod agree;
 mod console;
+mod identity;
 mod plan;
 
 use std::path::Path;
@@ -154,7 +155,8 @@ pub(crate) fn prepare(argv: &[String], temp_base: &Path) -> Prepared {
 #[derive(Debug)]
 pub(crate) struct Observed {
     /// The per-test results to record: the console's when it was recognised (its names are
-    /// the ones the rest of the run speaks), else the report's.
+    /// the ones the rest of the run speaks), each test named by its report id where the report
+    /// names it ([`identity`]), else the report's.
     pub tests: Option<TestReport>,
     pub channel: Option<ResultChannel>,
     /// The runner rejected the report's arguments: run the command again as written.
@@ -229,7 +231,11 @@ pub(crate) fn observe(
             if let Some(console) = &console {
                 channel.disagreements = agree::disagreements(console, &report, &text);
             }
-            let tests = console.or_else(|| Some(report.clone()));
+            // One test, one id: the console's tests take the report's ids where they match.
+            let tests = match console {
+                Some(console) => Some(identity::by_report_ids(console, &report)),
+                None => Some(report.clone()),
+            };
             channel.report = Some(report);
             Observed {
                 tests,

@@ -119,7 +119,10 @@ mod tests {
                 "URLS = ['http://user%25user:Zq8%21vR2%40kL9@complex.url.com/path',\n\
                  'https://alice:s3cr3t-Pa55w0rd-9x@db.internal/x']\n",
             ),
-            ("src/conf.py", "URL = 'https://bob:Xk9vQ2mPz7wL@prod.internal/'\n"),
+            (
+                "src/conf.py",
+                "URL = 'https://bob:Xk9vQ2mPz7wL@prod.internal/'\n",
+            ),
         ]);
         let fixtures = Fixtures::new(dir.path(), &tracked);
         let secret = Secret {
