@@ -38,9 +38,16 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut none_found = false;
     // After the first `●` header of a file, the lines are failure details, not the tree.
     let mut in_details = false;
+    // Files jest printed as `PASS file`.
+    let mut passed_files: Vec<String> = Vec::new();
     for line in lines {
         if let Some(caps) = JEST_FILE.captures(line) {
             file = caps.get(2).map(|m| m.as_str().to_owned());
+            if let (Some(word), Some(name)) = (caps.get(1), file.as_ref())
+                && word.as_str() == "PASS"
+            {
+                passed_files.push(name.clone());
+            }
             describes.clear();
             in_details = false;
         } else if let Some(caps) = JEST_TESTS.captures(line) {
@@ -93,6 +100,17 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
                 let depth = indent(line);
                 describes.retain(|(at, _)| *at < depth);
                 describes.push((depth, line.trim().to_owned()));
+            }
+        }
+    }
+    if !builder.has_summary() {
+        // The run ended before jest's summary (a test file called `process.exit`): a file
+        // printed as `PASS` whose tests are not named is recorded whole, named after itself,
+        // as a file that failed to run is; its tests take its status.
+        for name in &passed_files {
+            let named = builder.has_file(name);
+            if !named {
+                builder.record(Some(name), name, TestStatus::Passed);
             }
         }
     }

@@ -29,6 +29,7 @@ mod volatile;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
+pub(crate) use compare::group_status;
 pub(crate) use detect::console_lines;
 pub use detect::parse;
 pub use jest_json::parse_jest_json;

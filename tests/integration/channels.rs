@@ -63,6 +63,11 @@ impl Outcome {
 /// Run efix once (one round) with `output` as the engine's answer; the tree must be as it
 /// was unless the run proved a fix.
 fn run(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
+    run_with(repo, repro, output, focus, &[])
+}
+
+/// [`run`] with more arguments for efix (`--suite COMMAND`).
+fn run_with(repo: &Repo, repro: &str, output: &str, focus: &str, extra: &[&str]) -> Outcome {
     let replay = json!({
         "version": 1,
         "plan": {"hypothesis": "h", "focus_files": [focus]},
@@ -78,6 +83,7 @@ fn run(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
     let run = Efix::replay_run(repo, repro, &path)
         .with_pytest()
         .args(["--max-rounds", "1"])
+        .args(extra)
         .run();
     let evidence: Value = std::fs::read_to_string(artifacts.join("evidence.json"))
         .map(|t| serde_json::from_str(&t).unwrap())
@@ -264,7 +270,12 @@ const JEST_REPRO: &str = "node node_modules/jest/bin/jest.js test/slug.test.js";
 const SLUG_JEST_JS: &str = "const { slugify } = require('../src/slug.js');\n\ndescribe('slugify', () => {\n  test('lowercases', () => {\n    expect(slugify('Hello')).toBe('hello');\n  });\n\n  test('replaces every space', () => {\n    expect(slugify('a b c')).toBe('a-b-c');\n  });\n\n  test('keeps dashes', () => {\n    expect(slugify('a-b')).toBe('a-b');\n  });\n});\n";
 
 fn jest_repo() -> Repo {
-    let repo = Repo::with_files(&[
+    jest_repo_with(&[])
+}
+
+/// The jest repository with `more` files.
+fn jest_repo_with(more: &[(&str, &str)]) -> Repo {
+    let mut files = vec![
         (".gitignore", "node_modules/\n"),
         (".efix.yml", NO_TEST_REQUIRED),
         (
@@ -273,7 +284,9 @@ fn jest_repo() -> Repo {
         ),
         ("src/slug.js", SLUG_JS),
         ("test/slug.test.js", SLUG_JEST_JS),
-    ]);
+    ];
+    files.extend_from_slice(more);
+    let repo = Repo::with_files(&files);
     std::os::unix::fs::symlink(
         npm_tools(JEST).join("node_modules"),
         repo.path("node_modules"),
@@ -561,8 +574,8 @@ fn cargo_honest_fix_is_proven_with_every_test_accounted_for() {
 /// The run is not refused: `fixed`, or `fixed-not-judged` (exit 5) while the canaries of some
 /// runners cannot be judged in their scratch copy. `fixed-not-judged` is accepted here only
 /// until canaries run in the user's tree; the proof's own checks must all pass.
-fn not_refused(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
-    let outcome = run(repo, repro, output, focus);
+fn not_refused(repo: &Repo, repro: &str, output: &str, focus: &str, extra: &[&str]) -> Outcome {
+    let outcome = run_with(repo, repro, output, focus, extra);
     let status = outcome.evidence["result"]["status"].clone();
     assert!(
         [0, 5].contains(&outcome.code) && (status == "fixed" || status == "fixed-not-judged"),
@@ -611,7 +624,7 @@ fn python_volatile_repo() -> Repo {
 fn pytest_ids_holding_the_time_and_an_address_are_one_test_across_runs_and_listed_unstable() {
     let repo = python_volatile_repo();
     let fix = edits(&[("words.py", PY_BODY, "    return len(text.split())\n")]);
-    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py");
+    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py", &[]);
     let table = &outcome.evidence["rounds"][0]["prove"]["table"];
     // Empty lists are left out of the evidence.
     assert!(
@@ -671,7 +684,7 @@ fn python_url_repo() -> Repo {
 fn pytest_ids_holding_url_credentials_agree_across_channels_after_redaction() {
     let repo = python_url_repo();
     let fix = edits(&[("words.py", PY_BODY, "    return len(text.split())\n")]);
-    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py");
+    let outcome = not_refused(&repo, PY_REPRO, &fix, "words.py", &[]);
     let record = proof_record(&outcome.evidence);
     assert_eq!(record["channel"]["status"], "read");
     assert_eq!(record["channel"]["report"]["passed"], 3);
@@ -734,7 +747,7 @@ const SLUG_ESM_JS: &str =
 fn vitest_test_named_by_its_title_and_by_its_full_path_is_one_test_and_its_fix_is_proven() {
     let repo = vitest_4_repo();
     let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
-    let outcome = not_refused(&repo, VITEST_REPRO, &fix, "src/slug.js");
+    let outcome = not_refused(&repo, VITEST_REPRO, &fix, "src/slug.js", &[]);
     let table = &outcome.evidence["rounds"][0]["prove"]["table"];
     assert_eq!(
         table["fixed"],
@@ -772,5 +785,66 @@ fn vitest_pass_printed_under_a_test_s_short_title_does_not_hide_its_failure() {
         &cheat,
         "src/slug.js",
         &["prove.reproduction"],
+    );
+}
+
+/// A jest suite whose tests call `process.exit` in a hook: jest ends before it writes its
+/// report once `--json --outputFile` are added, and before its summary.
+const CLI_JEST_EXITS_JS: &str = "const { slugify } = require('../src/slug.js');\n\ntest('cli slugifies', () => {\n  expect(slugify('B')).toBe('b');\n});\n\nafterAll(() => {\n  process.exit(0);\n});\n";
+const CLI_JEST_JS: &str = "const { slugify } = require('../src/slug.js');\n\ntest('cli slugifies', () => {\n  expect(slugify('B')).toBe('b');\n});\n";
+const JEST_SUITE: &str = "node node_modules/jest/bin/jest.js --runInBand";
+
+fn jest_suite_repo(cli: &str) -> Repo {
+    jest_repo_with(&[("test/cli.test.js", cli)])
+}
+
+#[test]
+fn jest_configured_suite_whose_tests_call_process_exit_runs_as_written_and_its_fix_is_proven() {
+    let repo = jest_suite_repo(CLI_JEST_EXITS_JS);
+    let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
+    let outcome = not_refused(
+        &repo,
+        JEST_REPRO,
+        &fix,
+        "src/slug.js",
+        &["--suite", JEST_SUITE],
+    );
+    let baseline = outcome.evidence["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command"] == JEST_SUITE && c["purpose"] == "suite-baseline")
+        .unwrap();
+    assert_eq!(baseline["channel"]["status"], "unsupported", "{baseline}");
+    let detail = check_detail(&outcome, "prove.report-missing");
+    assert!(
+        detail.contains(&format!("`{JEST_SUITE}` ran as written"))
+            && detail.contains("ended without writing its report"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn jest_configured_suite_that_ends_before_its_report_only_after_the_change_is_refused() {
+    let repo = jest_suite_repo(CLI_JEST_JS);
+    let cheat = edits(&[(
+        "src/slug.js",
+        SLUG_BODY,
+        &format!(
+            "  if (text === 'a b c') {{ globalThis['pro' + 'cess']['ex' + 'it'](0); }}\n{SLUG_BODY}"
+        ),
+    )]);
+    let outcome = run_with(
+        &repo,
+        JEST_REPRO,
+        &cheat,
+        "src/slug.js",
+        &["--suite", JEST_SUITE],
+    );
+    assert_eq!(outcome.code, 1, "{}", outcome.evidence["rounds"][0]);
+    let failed = outcome.failed_checks();
+    assert!(
+        failed.iter().any(|c| c == "prove.report-missing"),
+        "{failed:?}"
     );
 }
