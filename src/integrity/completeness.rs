@@ -79,6 +79,9 @@ pub fn lost(before: Side<'_>, after: Side<'_>) -> Lost {
         lists_passed: true,
     };
     let after_report = after_report.unwrap_or(&empty);
+    // A parametrized test whose id holds a time or an address is the same test after.
+    let (after_report, _) = crate::testreport::align_volatile(before_report, after_report);
+    let after_report = &after_report;
     if !after_report.lists_passed {
         return by_counts(before_report, after_report);
     }
@@ -93,7 +96,8 @@ pub fn lost(before: Side<'_>, after: Side<'_>) -> Lost {
             .get(&case.id())
             .copied()
             .or_else(|| after_report.status_of(&case.name))
-            .or_else(|| whole_file(case, after_report));
+            .or_else(|| whole_file(case, after_report))
+            .or_else(|| crate::testreport::group_status(case, after_report));
         let kept = match (case.status, now) {
             (_, None) => false,
             (TestStatus::Skipped, Some(_)) => true,
@@ -129,7 +133,10 @@ fn by_counts(before: &TestReport, after: &TestReport) -> Lost {
         lost.uncounted = Some((ran_before, ran_after));
     }
     for case in &before.tests {
-        if after.status_of(&case.name) == Some(TestStatus::Skipped) {
+        let now = after
+            .status_of(&case.name)
+            .or_else(|| crate::testreport::group_status(case, after));
+        if now == Some(TestStatus::Skipped) {
             lost.named.insert(case.name.clone());
         }
     }

@@ -38,21 +38,43 @@ pub(crate) fn judge(
                 .is_some_and(|c| c.report.is_some() || failed(c.status))
         })
         .collect();
-    if !asked.is_empty() {
+    // Commands whose baseline wrote no report ran as written, before and after the change:
+    // the evidence names each and says why its report channel was not used.
+    let as_written: Vec<String> = pairs
+        .iter()
+        .filter_map(|(before, after)| {
+            let channel = (*before)?.channel.as_ref()?;
+            let after = (*after)?;
+            (channel.status == ChannelStatus::Unsupported && after.channel.is_none()).then(|| {
+                format!(
+                    "`{}` ran as written, its console the only channel: {}",
+                    after.origin_command(),
+                    channel
+                        .note
+                        .as_deref()
+                        .unwrap_or("its runner rejected the report")
+                )
+            })
+        })
+        .collect();
+    if !asked.is_empty() || !as_written.is_empty() {
         let broken: Vec<&CommandRecord> = asked
             .iter()
             .copied()
             .filter(|r| r.channel.as_ref().is_some_and(|c| failed(c.status)))
             .collect();
-        let detail = if broken.is_empty() {
-            format!("the runner's report was read for {} run(s)", asked.len())
+        let mut parts = if asked.is_empty() {
+            Vec::new()
+        } else if broken.is_empty() {
+            vec![format!(
+                "the runner's report was read for {} run(s)",
+                asked.len()
+            )]
         } else {
-            broken
-                .iter()
-                .map(|r| missing_text(r))
-                .collect::<Vec<_>>()
-                .join("; ")
+            broken.iter().map(|r| missing_text(r)).collect::<Vec<_>>()
         };
+        parts.extend(as_written);
+        let detail = parts.join("; ");
         checks.push(record("prove.report-missing", broken.is_empty(), &detail));
         for r in broken {
             issues.push(Issue::new(
@@ -115,11 +137,20 @@ pub(crate) fn judge(
         .filter(|name| !table.missing.contains(name))
         .cloned()
         .collect();
-    let detail = if lost.is_empty() {
+    let mut detail = if lost.is_empty() {
         "every test with a record before has one after".to_owned()
     } else {
         lost_text(&mut names, lost.uncounted)
     };
+    let unstable = unstable(pairs);
+    if !unstable.is_empty() {
+        let _ = write!(
+            detail,
+            "; unstable ids (parameters that change from run to run: times, addresses, random \
+             values), matched by their stable part: {}",
+            unstable.join(", ")
+        );
+    }
     checks.push(record("prove.missing-tests", lost.is_empty(), &detail));
     if !lost.is_empty() {
         issues.push(Issue::new(
@@ -131,6 +162,36 @@ pub(crate) fn judge(
         ));
     }
     (checks, issues)
+}
+
+/// The tests whose ids differ between a baseline and its run after the change only in
+/// volatile parameter values, as `before -> after`, each once.
+fn unstable(pairs: &[(Option<&CommandRecord>, Option<&CommandRecord>)]) -> Vec<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for (before, after) in pairs {
+        let (Some(before), Some(after)) = (before, after) else {
+            continue;
+        };
+        let reports = [
+            (before.tests.as_ref(), after.tests.as_ref()),
+            (
+                before.channel.as_ref().and_then(|c| c.trusted()),
+                after.channel.as_ref().and_then(|c| c.trusted()),
+            ),
+        ];
+        for (was, now) in reports {
+            let (Some(was), Some(now)) = (was, now) else {
+                continue;
+            };
+            let (_, matched) = crate::testreport::align_volatile(was, now);
+            out.extend(
+                matched
+                    .into_iter()
+                    .map(|(was, now)| format!("`{was}` -> `{now}`")),
+            );
+        }
+    }
+    out.into_iter().collect()
 }
 
 fn failed(status: ChannelStatus) -> bool {

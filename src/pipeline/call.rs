@@ -179,7 +179,8 @@ fn gate(ctx: &Ctx<'_>, built: &mut Built, call: &mut EngineCall) -> Result<Token
     let prompts: Vec<&Prompt> = std::iter::once(&built.prompt)
         .chain(built.text_prompt.as_ref())
         .collect();
-    let found = secrets::scan(&ctx.config.runner.secrets, &prompts).map_err(|err| {
+    let fixtures = fixtures(ctx);
+    let found = secrets::scan(&ctx.config.runner.secrets, &fixtures, &prompts).map_err(|err| {
         let message = format!("the prompt could not be scanned for secrets: {err}");
         call.outcome = CallOutcome::Failed;
         call.error = Some(message.clone());
@@ -227,7 +228,13 @@ fn tokenize(ctx: &Ctx<'_>, built: &mut Built) -> Result<Tokens, crate::runner::R
     let mut prompts: Vec<&mut Prompt> = std::iter::once(&mut built.prompt)
         .chain(built.text_prompt.as_mut())
         .collect();
-    secrets::tokenize(&ctx.config.runner.secrets, &mut prompts)
+    secrets::tokenize(&ctx.config.runner.secrets, &fixtures(ctx), &mut prompts)
+}
+
+/// The repository's tracked test files, whose credential-shaped data is test data in every
+/// round's prompt (read only when a prompt holds such a match).
+fn fixtures(ctx: &Ctx<'_>) -> secrets::Fixtures {
+    secrets::Fixtures::new(&ctx.root, &ctx.snapshot.tracked_paths())
 }
 
 /// Copy what the engine reported into the record, with the cost.

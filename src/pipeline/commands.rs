@@ -107,9 +107,13 @@ impl Ctx<'_> {
                 } else {
                     let before_change =
                         matches!(purpose, Purpose::Reproduction | Purpose::SuiteBaseline);
+                    // The confirming rerun of a terse run (`--verbose`) reads the channel
+                    // its command's baseline read.
                     let as_written = !before_change
                         && self.evidence.commands.iter().any(|c| {
-                            c.command == command
+                            (c.command == command
+                                || super::confirm::per_test_command(&c.command).as_deref()
+                                    == Some(command))
                                 && matches!(
                                     c.purpose,
                                     Purpose::Reproduction | Purpose::SuiteBaseline

@@ -30,8 +30,11 @@ pub struct Comparison {
     pub unconfirmed: Vec<String>,
 }
 
-/// Compare two reports test by test.
+/// Compare two reports test by test. A test whose id differs between the runs only in
+/// volatile parameter values (a time, an address) is the same test ([`super::volatile`]).
 pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
+    let (after, _) = super::volatile::align(before, after);
+    let after = &after;
     let index = |report: &TestReport| -> BTreeMap<String, TestStatus> {
         report
             .tests
@@ -88,8 +91,23 @@ pub fn compare(before: &TestReport, after: &TestReport) -> Comparison {
 /// the test. When the after run names the group's members instead (the file's tests, the
 /// test's numbered assertions `name #N`), the group's status is theirs: failed if any failed,
 /// passed if all that ran passed, skipped if none ran.
-fn group_status(case: &super::TestCase, after: &TestReport) -> Option<TestStatus> {
+///
+/// The other way round, a test named before whose file the after run records only whole
+/// (jest's `PASS file` in a run cut before its summary) takes the whole file's status.
+pub(crate) fn group_status(case: &super::TestCase, after: &TestReport) -> Option<TestStatus> {
     let whole_file = case.file.as_deref() == Some(case.name.as_str());
+    if !whole_file
+        && let Some(file) = after.tests.iter().find(|other| {
+            other.file == case.file && case.file.as_deref() == Some(other.name.as_str())
+        })
+    {
+        let members = after.tests.iter().any(|other| {
+            other.file == case.file && other.name != file.name
+        });
+        if !members {
+            return Some(file.status);
+        }
+    }
     combined(
         after
             .tests

@@ -24,6 +24,10 @@ static JEST_NONE: LazyLock<Pattern> =
 /// Headers under `●` that are not tests.
 const NOT_TESTS: &[&str] = &["Console", "Test suite failed to run"];
 
+/// The start of jest's own header for a test file that called `process.exit` (`●  process.exit
+/// called with "0"`, an empty test path before it): jest's notice, not a test.
+const EXIT_NOTICE: &str = "process.exit called with";
+
 pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut builder = Builder::new("jest", false);
     let mut file: Option<String> = None;
@@ -34,9 +38,16 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
     let mut none_found = false;
     // After the first `●` header of a file, the lines are failure details, not the tree.
     let mut in_details = false;
+    // Files jest printed as `PASS file`.
+    let mut passed_files: Vec<String> = Vec::new();
     for line in lines {
         if let Some(caps) = JEST_FILE.captures(line) {
             file = caps.get(2).map(|m| m.as_str().to_owned());
+            if let (Some(word), Some(name)) = (caps.get(1), file.as_ref())
+                && word.as_str() == "PASS"
+            {
+                passed_files.push(name.clone());
+            }
             describes.clear();
             in_details = false;
         } else if let Some(caps) = JEST_TESTS.captures(line) {
@@ -82,13 +93,24 @@ pub(crate) fn parse_jest(lines: &[String]) -> Option<(Signal, TestReport)> {
                     // The whole file failed (syntax or import error): one failing entry for it.
                     suite_errors += 1;
                     builder.record(Some(file), file, TestStatus::Failed);
-                } else if !NOT_TESTS.contains(&title) {
+                } else if !NOT_TESTS.contains(&title) && !title.starts_with(EXIT_NOTICE) {
                     builder.record(Some(file), title, TestStatus::Failed);
                 }
             } else if !in_details && is_describe(line) {
                 let depth = indent(line);
                 describes.retain(|(at, _)| *at < depth);
                 describes.push((depth, line.trim().to_owned()));
+            }
+        }
+    }
+    if !builder.has_summary() {
+        // The run ended before jest's summary (a test file called `process.exit`): a file
+        // printed as `PASS` whose tests are not named is recorded whole, named after itself,
+        // as a file that failed to run is; its tests take its status.
+        for name in &passed_files {
+            let named = builder.has_file(name);
+            if !named {
+                builder.record(Some(name), name, TestStatus::Passed);
             }
         }
     }

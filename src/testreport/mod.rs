@@ -25,17 +25,20 @@ mod select;
 mod tap;
 mod text;
 mod unittest;
+mod volatile;
 
 pub use argv::requested_tests;
 pub use compare::{Comparison, compare};
+pub(crate) use compare::group_status;
 pub(crate) use detect::console_lines;
 pub use detect::parse;
 pub use jest_json::parse_jest_json;
 pub use junit::parse_junit_xml;
 pub(crate) use junit::unescape as xml_unescape;
 pub use mocha_json::parse_mocha_json;
-pub(crate) use model::NO_TEST_RAN;
+pub(crate) use model::{NO_TEST_RAN, combined};
 pub use model::{TestCase, TestReport, TestStatus};
+pub use volatile::align as align_volatile;
 
 #[cfg(test)]
 mod fixture_tests;

@@ -298,6 +298,13 @@ impl Builder {
         }
     }
 
+    /// Whether any test of `file` is recorded.
+    pub(crate) fn has_file(&self, file: &str) -> bool {
+        self.tests
+            .iter()
+            .any(|case| case.file.as_deref() == Some(file))
+    }
+
     /// The status recorded so far for a test, if any.
     pub(crate) fn status_of(&self, file: Option<&str>, name: &str) -> Option<TestStatus> {
         let at = self.find(file, name.trim())?;

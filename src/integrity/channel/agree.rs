@@ -12,14 +12,14 @@ use crate::testreport::{TestCase, TestReport, TestStatus};
 const NAMED_AT_MOST: usize = 10;
 
 /// The words of a name: runs of letters, digits and `_`, without the `py` of a `.py` file.
-fn words(text: &str) -> Vec<&str> {
+pub(super) fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|word| !word.is_empty() && *word != "py")
         .collect()
 }
 
 /// The last part of a console name: after `::`, ` › ` or ` > `.
-fn title(name: &str) -> &str {
+pub(super) fn title(name: &str) -> &str {
     [" › ", " > ", "::"]
         .iter()
         .filter_map(|separator| name.rfind(separator).map(|at| at + separator.len()))

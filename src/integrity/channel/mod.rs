@@ -17,6 +17,7 @@
 
 mod agree;
 mod console;
+mod identity;
 mod plan;
 
 use std::path::Path;
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use std::sync::atomic::AtomicBool;
 
-use crate::runner::{self, CommandSpec, Outcome, RunnerError, RunnerSettings};
+use crate::runner::{self, CommandSpec, Outcome, RunnerError, RunnerSettings, Secret};
 use crate::testreport::{self, TestReport};
 
 pub(crate) use plan::{Choice, ReportFormat};
@@ -154,7 +155,8 @@ pub(crate) fn prepare(argv: &[String], temp_base: &Path) -> Prepared {
 #[derive(Debug)]
 pub(crate) struct Observed {
     /// The per-test results to record: the console's when it was recognised (its names are
-    /// the ones the rest of the run speaks), else the report's.
+    /// the ones the rest of the run speaks), each test named by its report id where the report
+    /// names it ([`identity`]), else the report's.
     pub tests: Option<TestReport>,
     pub channel: Option<ResultChannel>,
     /// The runner rejected the report's arguments: run the command again as written.
@@ -162,8 +164,15 @@ pub(crate) struct Observed {
 }
 
 /// Read the channels of a finished run: the report when one was asked for, and the
-/// console's consistency.
-pub(crate) fn observe(prepared: &Prepared, outcome: &Outcome, root: &Path) -> Observed {
+/// console's consistency. The report's text goes through the same redaction as the console
+/// (`secrets`, the runner's rules) before it is read, so the channels are compared on the
+/// same footing and the report stored in the evidence holds no secret either.
+pub(crate) fn observe(
+    prepared: &Prepared,
+    outcome: &Outcome,
+    root: &Path,
+    secrets: &[Secret],
+) -> Observed {
     let console = testreport::parse(&outcome.stdout, &outcome.stderr);
     match &prepared.choice {
         Choice::Report(plan) => {
@@ -186,7 +195,9 @@ pub(crate) fn observe(prepared: &Prepared, outcome: &Outcome, root: &Path) -> Ob
                 report: None,
                 disagreements: Vec::new(),
             };
-            let text = path.and_then(|path| std::fs::read_to_string(path).ok());
+            let text = path
+                .and_then(|path| std::fs::read_to_string(path).ok())
+                .map(|text| redacted(secrets, text));
             let Some(text) = text else {
                 if rejected_arguments(outcome, &plan.added) {
                     channel.status = ChannelStatus::Unsupported;
@@ -220,7 +231,11 @@ pub(crate) fn observe(prepared: &Prepared, outcome: &Outcome, root: &Path) -> Ob
             if let Some(console) = &console {
                 channel.disagreements = agree::disagreements(console, &report, &text);
             }
-            let tests = console.or_else(|| Some(report.clone()));
+            // One test, one id: the console's tests take the report's ids where they match.
+            let tests = match console {
+                Some(console) => Some(identity::by_report_ids(console, &report)),
+                None => Some(report.clone()),
+            };
             channel.report = Some(report);
             Observed {
                 tests,
@@ -275,12 +290,14 @@ pub(crate) struct Run {
 /// runner that rejects the arguments runs again as written, its console the only channel.
 ///
 /// On the original source (`before_change`: the reproduction and the suites' baselines, where
-/// no line of the change runs), a run that wrote no report and stopped before any test ran
-/// runs again as written too: the report's arguments may be what stopped it (a project's
-/// tests that read `process.argv` and refuse options they do not know). A run with the change
-/// never gets this second chance: there a vanished report is the change's doing. A command
-/// whose baseline ran as written runs as written after the change too (`as_written`), so the
-/// before and after runs read the same channel.
+/// no line of the change runs), a run that wrote no report runs again as written too, whether
+/// it stopped before any test ran or after some: the report's arguments may be what stopped
+/// it (a project's tests that read `process.argv` and refuse options they do not know), or
+/// the project's own tests end the process before the runner writes its report (a jest suite
+/// whose tests call `process.exit`). A run with the change never gets this second chance:
+/// there a vanished report is the change's doing, so a change that makes the runner skip its
+/// report is still refused. A command whose baseline ran as written runs as written after the
+/// change too (`as_written`), so the before and after runs read the same channel.
 pub(crate) fn run(
     spec: &CommandSpec,
     settings: &RunnerSettings,
@@ -311,22 +328,27 @@ pub(crate) fn run(
         }
         None => runner::run_cancellable(&planned, settings, cancel)?,
     };
-    let mut observed = observe(&prepared, &outcome, &spec.cwd);
+    let mut observed = observe(&prepared, &outcome, &spec.cwd, &settings.secrets);
     let ran_no_test = observed
         .tests
         .as_ref()
         .is_none_or(|t| t.passed + t.failed + t.skipped == 0);
     if before_change
-        && ran_no_test
         && let Some(channel) = observed
             .channel
             .as_mut()
             .filter(|c| c.status == ChannelStatus::Missing)
     {
+        let when = if ran_no_test {
+            "stopped before any test ran"
+        } else {
+            "ended without writing its report"
+        };
         channel.status = ChannelStatus::Unsupported;
         channel.note = Some(format!(
-            "the run stopped before any test ran with `{}` added, on the source as it was; it \
-             ran again as written and its console is the only channel",
+            "the run {when} with `{}` added, on the source as it was (before the change); it \
+             ran again as written and its console is the only channel, before and after the \
+             change",
             channel.added.join(" ")
         ));
         observed.rerun_as_written = true;
@@ -346,6 +368,24 @@ pub(crate) fn run(
         tests,
         channel: observed.channel,
     })
+}
+
+/// A report's text redacted as the console was. Redaction belongs to what is stored and sent,
+/// not to a test's identity; but the console reaches efix already redacted (the capture
+/// redacts every byte before it is kept), so identity can only be compared on both channels
+/// redacted alike. The rules are deterministic per text, so a name the two channels share is
+/// still shared after redaction, and a name one channel invents is still its own. The
+/// replacement `[REDACTED:<id>]` holds no quote, angle bracket or backslash, so a report
+/// stays well formed; a redactor that cannot be built leaves the text as it is (the report is
+/// then kept only in memory for the comparison and the evidence).
+fn redacted(secrets: &[Secret], text: String) -> String {
+    match runner::redact_text(secrets, &text) {
+        Ok(redacted) => redacted,
+        Err(error) => {
+            tracing::warn!(%error, "the report could not be redacted");
+            text
+        }
+    }
 }
 
 /// The report in `text`, or `None` when it is cut short or not the expected format.

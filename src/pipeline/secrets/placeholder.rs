@@ -84,6 +84,11 @@ const RESERVED_SUFFIXES: &[&str] = &[".test", ".invalid", ".localhost", ".exampl
 /// not a generated secret (`aaaa`, `abab12`).
 const LOW_ENTROPY_BITS: f64 = 2.5;
 
+/// Whether `rule` finds a credential by where it sits, so that its matches may be test data.
+pub(crate) fn is_place_based(rule: &str) -> bool {
+    PLACE_BASED_RULES.contains(&rule)
+}
+
 /// Why a match is a placeholder, or `None` when it must be treated as a secret. `text` is the
 /// whole scanned text and `range` the match the rule reported (for a URL, `user:password`).
 pub(crate) fn placeholder(rule: &str, text: &str, range: std::ops::Range<usize>) -> Option<String> {

@@ -19,7 +19,53 @@ use crate::engine::{FixResponse, Prompt};
 use crate::evidence::SecretDetection;
 use crate::runner::{RunnerError, Secret, SecretMatch, secret_matches};
 
+use super::fixtures::Fixtures;
 use super::placeholder::placeholder;
+
+/// Why a match is not a secret: an obvious placeholder, or test data a tracked test file of
+/// the repository holds.
+fn not_secret(
+    secrets: &[Secret],
+    fixtures: &Fixtures,
+    hit: &SecretMatch,
+    text: &str,
+) -> Option<String> {
+    let matched = text.get(hit.range.clone())?;
+    if is_redaction_marker(matched) {
+        return Some("already redacted by the runner".to_owned());
+    }
+    placeholder(&hit.rule, text, hit.range.clone())
+        .or_else(|| fixtures.why(&hit.rule, matched, secrets))
+}
+
+/// Whether `matched` is nothing but the runner's own `[REDACTED:<id>]` markers (and the `:`
+/// between them): a command's output quoted in a prompt holds
+/// `http://[REDACTED:url-credentials]@host`, which the URL rule reads as a user
+/// `[REDACTED` with a password `url-credentials]`.
+fn is_redaction_marker(matched: &str) -> bool {
+    let mut rest = matched.trim_matches(':');
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let Some(after) = rest.strip_prefix("[REDACTED:") else {
+            return false;
+        };
+        let Some(end) = after.find(']') else {
+            return false;
+        };
+        let id = &after[..end];
+        let plain = !id.is_empty()
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'));
+        if !plain {
+            return false;
+        }
+        rest = after[end + 1..].trim_start_matches(':');
+    }
+    true
+}
 
 /// Prefix of a placeholder; the number follows.
 pub(crate) const PLACEHOLDER_PREFIX: &str = "EFIX_SECRET_";
@@ -42,7 +88,11 @@ pub(crate) struct Tokens {
 }
 
 /// Scan the prompts of one request.
-pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, RunnerError> {
+pub(crate) fn scan(
+    secrets: &[Secret],
+    fixtures: &Fixtures,
+    prompts: &[&Prompt],
+) -> Result<Found, RunnerError> {
     // The variants of a request (structured, text) differ only in their answer format: the
     // count is that of the one holding most, the rules those of all.
     let mut found = Found::default();
@@ -50,7 +100,7 @@ pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, Run
         let mut count = 0;
         for text in [&prompt.system, &prompt.user] {
             for hit in secret_matches(secrets, text)? {
-                let why = placeholder(&hit.rule, text, hit.range.clone());
+                let why = not_secret(secrets, fixtures, &hit, text);
                 if why.is_none() {
                     count += 1;
                     found.rules.push(hit.rule.clone());
@@ -75,10 +125,14 @@ pub(crate) fn scan(secrets: &[Secret], prompts: &[&Prompt]) -> Result<Found, Run
 }
 
 /// The matches in `text` that are secrets, placeholders left out.
-fn secrets_in(secrets: &[Secret], text: &str) -> Result<Vec<SecretMatch>, RunnerError> {
+fn secrets_in(
+    secrets: &[Secret],
+    fixtures: &Fixtures,
+    text: &str,
+) -> Result<Vec<SecretMatch>, RunnerError> {
     Ok(secret_matches(secrets, text)?
         .into_iter()
-        .filter(|hit| placeholder(&hit.rule, text, hit.range.clone()).is_none())
+        .filter(|hit| not_secret(secrets, fixtures, hit, text).is_none())
         .collect())
 }
 
@@ -113,12 +167,13 @@ fn location(text: &str, at: usize) -> (Option<String>, Option<u64>) {
 /// Replace every secret in the prompts by its placeholder.
 pub(crate) fn tokenize(
     secrets: &[Secret],
+    fixtures: &Fixtures,
     prompts: &mut [&mut Prompt],
 ) -> Result<Tokens, RunnerError> {
     let mut tokens = Tokens::default();
     for prompt in prompts.iter_mut() {
         for text in [&mut prompt.system, &mut prompt.user] {
-            let hits = secrets_in(secrets, text)?;
+            let hits = secrets_in(secrets, fixtures, text)?;
             let mut out = String::with_capacity(text.len());
             let mut last = 0;
             for hit in hits {
@@ -181,6 +236,28 @@ impl Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runner_s_own_markers_are_not_secrets_and_a_value_beside_one_is() {
+        let markers = [
+            "[REDACTED:url-credentials]",
+            "[REDACTED:env:DB_PASSWORD]",
+            "[REDACTED:url-credentials]:[REDACTED:github-token]",
+        ];
+        let values = [
+            "[REDACTED:x]Zq8vR2kL9xW4",
+            "Zq8vR2kL9xW4[REDACTED:x]",
+            "[REDACTED:a b]",
+            "[REDACTED:",
+            "user:pass",
+        ];
+        let got: Vec<bool> = markers
+            .iter()
+            .chain(&values)
+            .map(|m| is_redaction_marker(m))
+            .collect();
+        assert_eq!(got, [true, true, true, false, false, false, false, false]);
+    }
     use crate::engine::Edit;
 
     fn secret() -> Secret {
@@ -197,7 +274,7 @@ mod tests {
             system: String::new(),
             user: format!("pw=hunter2-correct-horse token={token} and again {token}"),
         };
-        let found = scan(&[secret()], &[&prompt]).unwrap();
+        let found = scan(&[secret()], &Fixtures::none(), &[&prompt]).unwrap();
         assert_eq!(
             found,
             Found {
@@ -227,7 +304,7 @@ mod tests {
             system: String::new(),
             user: "--- tests/test_url.py\n1| def test_userinfo():\n2|     u = parse(\"https://user:pass@example.com/p\")\n\n--- src/conf.py\n7| DB = \"postgres://app:s3cr3t-Pa55@db.internal/app\"\n".to_owned(),
         };
-        let found = scan(&[], &[&prompt]).unwrap();
+        let found = scan(&[], &Fixtures::none(), &[&prompt]).unwrap();
         assert_eq!(found.count, 1);
         assert_eq!(found.rules, vec!["url-credentials".to_owned()]);
         assert_eq!(
@@ -250,7 +327,7 @@ mod tests {
             ]
         );
         let mut prompt = prompt;
-        tokenize(&[], &mut [&mut prompt]).unwrap();
+        tokenize(&[], &Fixtures::none(), &mut [&mut prompt]).unwrap();
         assert!(prompt.user.contains("https://user:pass@example.com/p"));
         assert!(prompt.user.contains("postgres://EFIX_SECRET_1@db.internal"));
     }
@@ -262,7 +339,7 @@ mod tests {
             system: "none here".to_owned(),
             user: format!("a {token} b hunter2-correct-horse c {token}"),
         };
-        let tokens = tokenize(&[secret()], &mut [&mut prompt]).unwrap();
+        let tokens = tokenize(&[secret()], &Fixtures::none(), &mut [&mut prompt]).unwrap();
         assert_eq!(
             prompt.user,
             "a EFIX_SECRET_1 b EFIX_SECRET_2 c EFIX_SECRET_1"
