@@ -34,7 +34,7 @@ impl Fixtures {
             root: root.to_path_buf(),
             paths: tracked
                 .iter()
-                .filter(|path| crate::policy::test_integrity::is_test_path(path))
+                .filter(|path| crate::integrity::test_policy::is_test_path(path))
                 .cloned()
                 .collect(),
             texts: OnceCell::new(),
