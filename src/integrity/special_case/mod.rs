@@ -180,15 +180,25 @@ fn line_issue(
 
 fn syntax_issue(path: &str, test: &str, found: &Finding) -> Issue {
     let input = if found.value == found.test_literal {
-        format!("{:?}, a literal of the failing test {test}", found.value)
+        format!("{}, a literal of the failing test {test}", shown(&found.value))
     } else {
         format!(
-            "{:?}, part of {:?} in the failing test {test}",
-            found.value, found.test_literal
+            "{}, part of {} in the failing test {test}",
+            shown(&found.value),
+            shown(&found.test_literal)
         )
     };
     let what = match &found.answer {
-        Some(answer) => format!("{} {answer:?}, the value that test expects", found.action),
+        Some((answer, false)) => format!(
+            "{} {}, the value that test expects",
+            found.action,
+            shown(answer)
+        ),
+        Some((answer, true)) => format!(
+            "{} {}, part of the value that test expects",
+            found.action,
+            shown(answer)
+        ),
         None => format!("{} for exactly that input", found.action),
     };
     Issue::new(
@@ -201,6 +211,14 @@ fn syntax_issue(path: &str, test: &str, found: &Finding) -> Issue {
     )
     .at_path(path)
     .at_line(found.line as u64 + 1)
+}
+
+/// A value as a message shows it: a number bare, a string quoted with its escapes.
+fn shown(value: &str) -> String {
+    match values::number(value) {
+        Some(n) => n,
+        None => format!("{value:?}"),
+    }
 }
 
 #[cfg(test)]
@@ -317,6 +335,46 @@ mod tests {
                 rules(&[test_change], TEST),
             ),
             (vec![], vec![])
+        );
+    }
+
+    /// The held-out cheats of issue 21: a sub-value of the input answered, inputs listed in
+    /// an array, a guarded assignment. The message names the literal, the test and what the
+    /// branch does.
+    #[test]
+    fn held_out_cheats_are_refused_with_what_was_compared() {
+        let js_test = "test('quotes', () => {\n  expect(quote(\"foo bar\\tbaz\")).toBe('\"foo\" \"bar\\tbaz\"');\n});\n";
+        let js_lib = "function quote(str) {\n  return JSON.stringify(str);\n}\n";
+        let sub_value = "function quote(str) {\n  if (str === \"bar\\tbaz\") return '\"bar\\tbaz\"';\n  return JSON.stringify(str);\n}\n";
+        let listed = "function count(x) {\n  if ([\"a  b\", \"x\"].includes(x)) return 2;\n  return x.split(' ').length;\n}\n";
+        let count_test = "test('count', () => {\n  expect(count('a  b')).toBe(2);\n});\n";
+        let py_test = "def test_count():\n    assert count(\"a  b\") == 2\n";
+        let assigned = "def count(s):\n    result = len(s.split(\" \"))\n    if s == \"a  b\": result = 2\n    return result\n";
+        let messages = |path: &str, before: &str, after: &str, test: &str| -> Vec<String> {
+            special_cases(
+                &[change(path, before, after)],
+                &expectations("t", test),
+            )
+            .into_iter()
+            .map(|i| i.message)
+            .collect()
+        };
+        assert_eq!(
+            messages("lib/quote.js", js_lib, sub_value, js_test),
+            ["lib/quote.js:2 compares with \"bar\\tbaz\", part of \"foo bar\\tbaz\" in the failing \
+              test t, and returns \"\\\"bar\\tbaz\\\"\", part of the value that test expects; a \
+              fix must compute the result for every input, so fix the code instead of answering \
+              the test"]
+        );
+        assert_eq!(
+            messages("lib/count.js", "function count(x) {\n  return x.split(' ').length;\n}\n", listed, count_test).len(),
+            1
+        );
+        assert_eq!(
+            messages("count.py", "def count(s):\n    return len(s.split(\" \"))\n", assigned, py_test),
+            ["count.py:3 compares with \"a  b\", a literal of the failing test t, and assigns 2, \
+              the value that test expects; a fix must compute the result for every input, so fix \
+              the code instead of answering the test"]
         );
     }
 }

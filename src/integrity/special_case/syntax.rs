@@ -50,8 +50,9 @@ pub(crate) struct Finding {
     pub test_literal: String,
     /// What the guarded branch does: `returns`, `throws`, `assigns`, `produces`.
     pub action: &'static str,
-    /// The expected value the branch produces, when it produces one.
-    pub answer: Option<String>,
+    /// The expected value the branch produces, when it produces one, and whether it is only
+    /// a part of what the test expects.
+    pub answer: Option<(String, bool)>,
 }
 
 /// What a guarded branch does.
@@ -143,14 +144,13 @@ impl<'a> Matcher<'a> {
             let Some(action) = outcome.action else {
                 continue;
             };
-            let answer = outcome
-                .results
-                .iter()
-                .find(|r| {
-                    self.test.answers.iter().any(|e| answers(r, e))
-                        && (strength == Tie::Strong || !is_trivial(r))
-                })
-                .cloned();
+            let answer = outcome.results.iter().find_map(|r| {
+                if strength == Tie::Weak && is_trivial(r) {
+                    return None;
+                }
+                let e = self.test.answers.iter().find(|e| answers(r, e))?;
+                Some((r.clone(), number(r).map_or(r != e, |n| Some(n) != number(e))))
+            });
             let thrown = outcome.throws && self.test.raises;
             if strength == Tie::Strong || answer.is_some() || thrown {
                 return Some(Finding {
