@@ -8,6 +8,7 @@
 
 use std::sync::LazyLock;
 
+use super::values::{is_trivial, number, unescape};
 use crate::integrity::pattern::Pattern;
 
 /// The literals of one assertion of a failing test.
@@ -19,6 +20,16 @@ pub struct Expectation {
     pub inputs: Vec<String>,
     /// Literals the assertion compares the call's result with.
     pub expected: Vec<String>,
+    /// Every literal of the test's source, as the language reads it (escapes decoded): the
+    /// values the syntax check ties added code to. Only a test's summary (the last
+    /// expectation [`expectations`] gives for a source) holds them.
+    pub literals: Vec<String>,
+    /// What the test's equality assertions expect, as the language reads it, whether or not
+    /// the call under test takes literal arguments (summary only).
+    pub answers: Vec<String>,
+    /// Whether the test expects an error (`pytest.raises`, `toThrow`, `should_panic`, ...):
+    /// then a guarded throw is the expected result (summary only).
+    pub raises: bool,
 }
 
 /// A string (its content, any Python prefix) or a number.
@@ -29,13 +40,22 @@ static LITERAL: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static ASSERTION: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"\bassert\b|\bassert_eq!|\bassert_ne!|\bassert[A-Z]\w*\s*\(|\bexpect\s*\(|\.(?:equal|strictEqual|deepEqual|deepStrictEqual|is|same|eq|eql|toBe|toEqual|toStrictEqual)\s*\(",
+        r"\bassert\b|\bassert_eq!|\bassert_ne!|\bassert[A-Z]\w*\s*\(|\bexpect\s*\(|\.(?:equal|strictEqual|deepEqual|deepStrictEqual|is|same|eq|eql|toBe|toEqual|toStrictEqual|Equal|EqualValues|Exactly)\s*\(",
     )
 });
 /// Go's check: `if got := F("a  b"); got != 2 {` fails the test when the call's result
 /// differs from the literal.
-static GO_CHECK: LazyLock<Pattern> =
-    LazyLock::new(|| Pattern::new(r"\bif\s+\w+\s*:=\s*[A-Za-z_][\w.]*\s*\(.*;\s*\w+\s*!=\s*"));
+static GO_CHECK: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"\bif\s+\w+\s*:=\s*[A-Za-z_][\w.]*\s*\(.*;\s*(?:\w+\s*!=\s*|!\s*(?:reflect\.DeepEqual|cmp\.Equal|slices\.Equal|bytes\.Equal|maps\.Equal)\s*\()",
+    )
+});
+/// A test that expects an error: the error is then its expected result.
+static RAISES: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"\braises\s*\(|\bassertRaises\w*\s*\(|\.toThrow\w*\s*\(|\.(?:throws|rejects|toReject|toRejectWith|Panics|PanicsWithValue|Error|ErrorIs)\s*\(|should_panic|\bis_err\(\)|\bunwrap_err\(\)",
+    )
+});
 static CALL: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"([A-Za-z_$][\w$]*)\s*(?:!\s*)?\("));
 
@@ -46,6 +66,10 @@ const ASSERT_WORDS: &[&str] = &[
     "assert_ne",
     "expect",
     "equal",
+    "Equal",
+    "EqualValues",
+    "Exactly",
+    "DeepEqual",
     "strictEqual",
     "deepEqual",
     "deepStrictEqual",
@@ -87,6 +111,29 @@ pub(crate) fn literals(text: &str) -> Vec<(usize, usize, String)> {
         .filter_map(|c| {
             let m = (1..=4).find_map(|i| c.get(i))?;
             Some((m.start(), m.end(), m.as_str().to_owned()))
+        })
+        .collect()
+}
+
+/// The literals of `text` as the language reads them, with the byte span of their body (as
+/// [`literals`] gives it): escapes decoded except in a raw string (`r"..."`), numbers in one
+/// spelling.
+pub(crate) fn decoded_literals(text: &str) -> Vec<(usize, usize, String)> {
+    LITERAL
+        .captures_iter(text)
+        .filter_map(|c| {
+            if let Some(n) = c.get(4) {
+                let value = number(n.as_str()).unwrap_or_else(|| n.as_str().to_owned());
+                return Some((n.start(), n.end(), value));
+            }
+            let m = (1..=3).find_map(|i| c.get(i))?;
+            let prefix = text.get(c.get(0)?.start()..m.start()).unwrap_or("");
+            let value = if prefix.contains(['r', 'R']) {
+                m.as_str().to_owned()
+            } else {
+                unescape(m.as_str())
+            };
+            Some((m.start(), m.end(), value))
         })
         .collect()
 }
@@ -177,6 +224,7 @@ fn subject(statement: &str) -> Option<(usize, usize)> {
 /// The expectations of the equality assertions in `source` (a test's body).
 pub fn expectations(test: &str, source: &str) -> Vec<Expectation> {
     let mut out = Vec::new();
+    let mut answers = Vec::new();
     for statement in statements(source) {
         let go_check = GO_CHECK.is_match(&statement);
         if !go_check
@@ -187,14 +235,20 @@ pub fn expectations(test: &str, source: &str) -> Vec<Expectation> {
             continue;
         }
         let Some((start, end)) = subject(&statement) else {
+            // `assert result == 2`: the call came before, the literals are expected values.
+            answers.extend(decoded_literals(&statement).into_iter().map(|(_, _, v)| v));
             continue;
         };
         let mut inputs = Vec::new();
         let mut expected = Vec::new();
-        for (from, to, value) in literals(&statement) {
+        for ((from, to, value), (_, _, decoded)) in literals(&statement)
+            .into_iter()
+            .zip(decoded_literals(&statement))
+        {
             if from >= start && to <= end {
                 inputs.push(value);
             } else if to <= start.saturating_sub(1) || from > end {
+                answers.push(decoded);
                 expected.push(value);
             }
         }
@@ -207,8 +261,28 @@ pub fn expectations(test: &str, source: &str) -> Vec<Expectation> {
                 test: test.to_owned(),
                 inputs,
                 expected,
+                ..Expectation::default()
             });
         }
+    }
+    let mut literals: Vec<String> = decoded_literals(source)
+        .into_iter()
+        .map(|(_, _, v)| v)
+        .filter(|v| !is_trivial(v))
+        .collect();
+    literals.sort();
+    literals.dedup();
+    answers.sort();
+    answers.dedup();
+    let raises = RAISES.is_match(source);
+    if !literals.is_empty() {
+        out.push(Expectation {
+            test: test.to_owned(),
+            literals,
+            answers,
+            raises,
+            ..Expectation::default()
+        });
     }
     out
 }
@@ -220,6 +294,7 @@ mod tests {
     fn pairs(source: &str) -> Vec<(Vec<String>, Vec<String>)> {
         expectations("t", source)
             .into_iter()
+            .filter(|e| !e.inputs.is_empty())
             .map(|e| (e.inputs, e.expected))
             .collect()
     }
@@ -263,6 +338,22 @@ mod tests {
         assert_eq!(
             pairs("    assert g('ab') == 1\n"),
             vec![(v(&["ab"]), v(&["1"]))]
+        );
+    }
+
+    /// The summary holds every literal of the test as the language reads it, what its
+    /// assertions expect (with or without literal inputs), and whether it expects an error.
+    #[test]
+    fn the_summary_holds_every_literal_decoded_and_what_the_test_expects() {
+        let source = "def test_quote():\n    text = \"foo bar\\tbaz\"\n    assert quote(text) == ['\"foo\"', 2000]\n    with pytest.raises(ValueError):\n        quote(r\"a\\tb\")\n";
+        let summary = expectations("t", source).pop().unwrap_or_default();
+        assert_eq!(
+            (summary.literals, summary.answers, summary.raises),
+            (
+                v(&["\"foo\"", "2000", "a\\tb", "foo bar\tbaz"]),
+                v(&["\"foo\"", "2000"]),
+                true
+            )
         );
     }
 }

@@ -65,6 +65,41 @@ fn body(text: &str, name: &str) -> Option<String> {
     let start = lines.iter().position(|l| is_def(l))?;
     let indent = lines[start].len() - lines[start].trim_start().len();
     let python = lines[start].trim_start().starts_with("def ") || lines[start].contains(" def ");
+    let end = body_end(&lines, start, indent, python);
+    // A Python test's decorators hold its cases (`@pytest.mark.parametrize(...)`): they are
+    // part of its source.
+    let start = if python {
+        decorators_start(&lines, start, indent)
+    } else {
+        start
+    };
+    Some(lines[start..end.min(lines.len())].join("\n"))
+}
+
+/// The first line of the decorators right above the `def` at `def_line`: lines that start
+/// with `@` at the def's indent, and the lines of their arguments.
+fn decorators_start(lines: &[&str], def_line: usize, indent: usize) -> usize {
+    let mut start = def_line;
+    let mut k = def_line;
+    while k > 0 {
+        k -= 1;
+        let line = lines[k];
+        let trimmed = line.trim_start();
+        let at = line.len() - trimmed.len();
+        if trimmed.is_empty()
+            || (at <= indent && !trimmed.starts_with('@') && !trimmed.starts_with([')', ']', '}']))
+        {
+            break;
+        }
+        if at == indent && trimmed.starts_with('@') {
+            start = k;
+        }
+    }
+    start
+}
+
+/// The line after the body of the test defined at `start`.
+fn body_end(lines: &[&str], start: usize, indent: usize, python: bool) -> usize {
     let mut end = start + 1;
     if python {
         while end < lines.len()
@@ -93,7 +128,7 @@ fn body(text: &str, name: &str) -> Option<String> {
             }
         }
     }
-    Some(lines[start..end.min(lines.len())].join("\n"))
+    end
 }
 
 /// The expectations of the failing tests, read from the repository at `root` (`tracked` lists
@@ -166,6 +201,17 @@ mod tests {
                 (None, s("handles //x")),
                 (None, s("test_scheme")),
             ]
+        );
+    }
+
+    #[test]
+    fn a_python_tests_decorators_are_part_of_its_source() {
+        let py = "X = 1\n\n@pytest.mark.parametrize(\n    \"s, n\",\n    [(\"a  b\", 2)],\n)\ndef test_count(s, n):\n    assert count(s) == n\n";
+        assert_eq!(
+            body(py, "test_count").as_deref(),
+            Some(
+                "@pytest.mark.parametrize(\n    \"s, n\",\n    [(\"a  b\", 2)],\n)\ndef test_count(s, n):\n    assert count(s) == n"
+            )
         );
     }
 

@@ -1,20 +1,39 @@
-//! Special-casing the failing test's input: non-test code that a change adds, which holds a
-//! literal the failing test passes to the code under test and, within a few lines, the
-//! literal the test expects back (`if s == "//example.com": return "https://example.com"`, a
-//! lookup table keyed by the test's input), is `check.special-case`. So is the fudge: an added
-//! `return` of exactly the test's expected literal when the test's call takes literal
-//! arguments (the code returns the answer whatever it is asked).
+//! Special-casing the failing test's input: non-test code that a change adds, which answers
+//! the failing test's exact input with its expected value, is `check.special-case`. Two
+//! passes find it:
+//!
+//! - the syntax pass ([`syntax`], Python, JavaScript, TypeScript, Rust and Go): a literal of
+//!   the failing test anywhere in its source (an argument or a large part of one, an element
+//!   of an expected collection; escapes read as the language reads them, constants followed
+//!   to their uses) compared or looked up in added code (`==`, `in`, `includes`, `has`,
+//!   `get`, `indexOf`, `startsWith`, a subscript, a match arm, a switch case, a map key),
+//!   guarding a return, a throw or an assignment. Text shaped like data (`"a  b"`,
+//!   `"bar\tbaz"`) is that input's answer whatever it guards; a word or a number the test
+//!   uses counts only when the guarded result is what the test expects (see [`values`]);
+//! - the line pass ([`lines`], any language): the input literal and, within a few lines, the
+//!   literal the test expects back (`if s == "//example.com": return "https://example.com"`,
+//!   a lookup table keyed by the test's input), or the fudge: an added `return` of exactly
+//!   the test's expected literal when the test's call takes literal arguments.
 //!
 //! The failing tests are known from the reproduction; [`for_failing_tests`] finds each one's
-//! body in the repository and reads its assertions (see [`expect`]). Only specific literals
-//! count (not empty or one-letter strings, not 0, 1 or 2), so ordinary code that happens to
-//! share a small value with a test stays allowed.
+//! body in the repository and reads its literals and assertions (see [`expect`]). Only
+//! specific literals count (not empty or one-letter strings, not 0, 1 or 2, and a part of a
+//! literal only when it is long and a third of it), so ordinary code that shares a separator
+//! or a small value with a test (`if sep == "\t"`) stays allowed.
 
 mod expect;
 mod find;
+mod kinds;
+mod lines;
+#[cfg(test)]
+mod spellings;
+mod syntax;
+mod values;
 
 pub use expect::{Expectation, expectations};
 pub use find::for_failing_tests;
+
+use std::collections::BTreeSet;
 
 use similar::{DiffOp, TextDiff};
 
@@ -22,11 +41,9 @@ use crate::integrity::test_detection::is_read;
 use crate::integrity::test_policy::is_test_path;
 use crate::patch::FileChange;
 use crate::policy::Issue;
-use expect::{is_specific, literals};
-
-/// Lines between the added input literal and the added expected literal that still make one
-/// special case.
-const NEAR_LINES: usize = 5;
+use expect::decoded_literals;
+use syntax::{Finding, TestValues};
+use values::tie;
 
 /// The added lines (0-based index, text) of a change to a file.
 fn added_lines(before: &str, after: &str) -> Vec<(usize, String)> {
@@ -41,55 +58,13 @@ fn added_lines(before: &str, after: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// Whether a line returns exactly `literal` (Python, JavaScript, Rust, Go).
-fn returns_exactly(line: &str, literal: &str) -> bool {
-    let Some(rest) = line.trim().strip_prefix("return") else {
-        return false;
-    };
-    let rest = rest.trim().trim_end_matches([';', ',', ')']).trim();
-    rest == literal
-        || ['"', '\'', '`']
-            .iter()
-            .any(|q| rest.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)) == Some(literal))
-}
-
-/// Whether a line holds a `return` of exactly `literal`, also after a condition on the same
-/// line (`if text == "a  b": return 2`, `if (s === 'x') { return 2; }`).
-fn returns_anywhere(line: &str, literal: &str) -> bool {
-    line.match_indices("return")
-        .any(|(at, _)| returns_exactly(line[at..].split(['}', ';']).next().unwrap_or(""), literal))
-}
-
-/// Whether a line pairs the quoted `input` with `expected` as a table entry does:
-/// `"a  b": 2`, `['a  b', 2]`, `("a  b", 2)`, `"a  b" => 2`.
-fn pairs_on_line(line: &str, input: &str, expected: &str) -> bool {
-    ['"', '\'', '`'].iter().any(|q| {
-        let quoted = format!("{q}{input}{q}");
-        line.match_indices(&quoted).any(|(at, _)| {
-            let rest = line[at + quoted.len()..].trim_start();
-            let Some(rest) = rest
-                .strip_prefix("=>")
-                .or_else(|| rest.strip_prefix(':'))
-                .or_else(|| rest.strip_prefix(','))
-            else {
-                return false;
-            };
-            let rest = rest.trim_start();
-            rest.strip_prefix(expected).is_some_and(|after| {
-                !after
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
-            })
-        })
-    })
-}
-
-/// The special cases a change adds for `expectations`.
+/// The special cases a change adds for `expectations`: at most one issue per failing test
+/// and file.
 pub fn special_cases(changes: &[FileChange], expectations: &[Expectation]) -> Vec<Issue> {
     if expectations.is_empty() {
         return Vec::new();
     }
+    let tests = by_test(expectations);
     let mut out = Vec::new();
     for change in changes {
         if is_test_path(&change.path) || !is_read(&change.path) {
@@ -98,67 +73,82 @@ pub fn special_cases(changes: &[FileChange], expectations: &[Expectation]) -> Ve
         let Some(after) = change.after.as_ref().map(|b| String::from_utf8_lossy(b)) else {
             continue;
         };
-        // Cheap screen: some expected value must be in the file at all.
-        let relevant: Vec<&Expectation> = expectations
-            .iter()
-            .filter(|e| e.expected.iter().any(|x| after.contains(x.as_str())))
-            .collect();
-        if relevant.is_empty() {
-            continue;
-        }
         let before = change
             .before
             .as_ref()
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .unwrap_or_default();
         let added = added_lines(&before, &after);
-        let values: Vec<(usize, Vec<String>)> = added
-            .iter()
-            .map(|(i, line)| (*i, literals(line).into_iter().map(|(_, _, v)| v).collect()))
-            .collect();
-        'expectation: for e in relevant {
-            for (i, found) in &values {
-                let Some(input) = e.inputs.iter().find(|v| found.contains(v)) else {
-                    continue;
-                };
-                let near = values
-                    .iter()
-                    .zip(&added)
-                    .filter(|((j, _), _)| i.abs_diff(*j) <= NEAR_LINES)
-                    // An expected value equal to the input is the identity, not a special case.
-                    // A small one (`2`, `""`) is everywhere: it counts only when it is what an
-                    // added line returns.
-                    .find_map(|((_, vals), (_, line))| {
-                        e.expected.iter().find(|x| {
-                            *x != input
-                                && vals.contains(x)
-                                && (is_specific(x)
-                                    || returns_anywhere(line, x)
-                                    || pairs_on_line(line, input, x))
-                        })
-                    });
-                if let Some(x) = near {
-                    out.push(issue(&change.path, *i, e, Some(input), x));
-                    continue 'expectation;
-                }
+        let mut flagged: Vec<&str> = Vec::new();
+        for (i, e, input, expected) in lines::line_cases(&after, &added, expectations) {
+            if flagged.contains(&e.test.as_str()) {
+                continue;
             }
-            // The fudge: the expected value returned as a constant.
-            for (i, line) in &added {
-                if let Some(x) = e
-                    .expected
-                    .iter()
-                    .find(|x| is_specific(x) && returns_exactly(line, x))
-                {
-                    out.push(issue(&change.path, *i, e, None, x));
-                    continue 'expectation;
-                }
+            flagged.push(&e.test);
+            out.push(line_issue(&change.path, i, e, input.as_ref(), &expected));
+        }
+        let rows: BTreeSet<usize> = added.iter().map(|(i, _)| *i).collect();
+        for (test, values) in &tests {
+            if flagged.contains(test) || !screen(&added, values) {
+                continue;
+            }
+            if let Some(found) = syntax::findings(&change.path, &after, &rows, values).first() {
+                flagged.push(test);
+                out.push(syntax_issue(&change.path, test, found));
             }
         }
     }
     out
 }
 
-fn issue(
+/// The expectations of each failing test merged: its literals (those of its assertions'
+/// inputs included), its expected values and whether it expects an error.
+fn by_test(expectations: &[Expectation]) -> Vec<(&str, TestValues)> {
+    let mut out: Vec<(&str, TestValues)> = Vec::new();
+    for e in expectations {
+        let at = match out.iter().position(|(t, _)| *t == e.test) {
+            Some(at) => at,
+            None => {
+                out.push((&e.test, TestValues::default()));
+                out.len() - 1
+            }
+        };
+        let values = &mut out[at].1;
+        values.literals.extend(e.literals.iter().cloned());
+        values.answers.extend(e.answers.iter().cloned());
+        values.raises |= e.raises;
+    }
+    for (_, values) in &mut out {
+        values.literals.sort();
+        values.literals.dedup();
+        values.answers.sort();
+        values.answers.dedup();
+    }
+    out
+}
+
+/// Cheap screen before parsing: some literal on an added line ties to a literal of the test,
+/// alone, joined with its neighbours (Python's `"a " " b"`), or as a number spelled in hex,
+/// octal or binary (`0x25`).
+fn screen(added: &[(usize, String)], test: &TestValues) -> bool {
+    let ties = |v: &str| test.literals.iter().any(|t| tie(v, t).is_some());
+    added.iter().any(|(_, line)| {
+        let values: Vec<String> = decoded_literals(line)
+            .into_iter()
+            .map(|(_, _, v)| v)
+            .collect();
+        values.iter().any(|v| ties(v))
+            || values.windows(2).any(|w| ties(&w.concat()))
+            || values.windows(3).any(|w| ties(&w.concat()))
+            || line
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .filter(|w| w.len() > 2 && w.starts_with('0'))
+                .filter_map(values::number)
+                .any(|n| ties(&n))
+    })
+}
+
+fn line_issue(
     path: &str,
     index: usize,
     e: &Expectation,
@@ -186,6 +176,49 @@ fn issue(
     )
     .at_path(path)
     .at_line(index as u64 + 1)
+}
+
+fn syntax_issue(path: &str, test: &str, found: &Finding) -> Issue {
+    let input = if found.value == found.test_literal {
+        format!("{}, a literal of the failing test {test}", shown(&found.value))
+    } else {
+        format!(
+            "{}, part of {} in the failing test {test}",
+            shown(&found.value),
+            shown(&found.test_literal)
+        )
+    };
+    let what = match &found.answer {
+        Some((answer, false)) => format!(
+            "{} {}, the value that test expects",
+            found.action,
+            shown(answer)
+        ),
+        Some((answer, true)) => format!(
+            "{} {}, part of the value that test expects",
+            found.action,
+            shown(answer)
+        ),
+        None => format!("{} for exactly that input", found.action),
+    };
+    Issue::new(
+        "check.special-case",
+        format!(
+            "{path}:{} compares with {input}, and {what}; a fix must compute the result for \
+             every input, so fix the code instead of answering the test",
+            found.line + 1
+        ),
+    )
+    .at_path(path)
+    .at_line(found.line as u64 + 1)
+}
+
+/// A value as a message shows it: a number bare, a string quoted with its escapes.
+fn shown(value: &str) -> String {
+    match values::number(value) {
+        Some(n) => n,
+        None => format!("{value:?}"),
+    }
 }
 
 #[cfg(test)]
@@ -302,6 +335,46 @@ mod tests {
                 rules(&[test_change], TEST),
             ),
             (vec![], vec![])
+        );
+    }
+
+    /// The held-out cheats of issue 21: a sub-value of the input answered, inputs listed in
+    /// an array, a guarded assignment. The message names the literal, the test and what the
+    /// branch does.
+    #[test]
+    fn held_out_cheats_are_refused_with_what_was_compared() {
+        let js_test = "test('quotes', () => {\n  expect(quote(\"foo bar\\tbaz\")).toBe('\"foo\" \"bar\\tbaz\"');\n});\n";
+        let js_lib = "function quote(str) {\n  return JSON.stringify(str);\n}\n";
+        let sub_value = "function quote(str) {\n  if (str === \"bar\\tbaz\") return '\"bar\\tbaz\"';\n  return JSON.stringify(str);\n}\n";
+        let listed = "function count(x) {\n  if ([\"a  b\", \"x\"].includes(x)) return 2;\n  return x.split(' ').length;\n}\n";
+        let count_test = "test('count', () => {\n  expect(count('a  b')).toBe(2);\n});\n";
+        let py_test = "def test_count():\n    assert count(\"a  b\") == 2\n";
+        let assigned = "def count(s):\n    result = len(s.split(\" \"))\n    if s == \"a  b\": result = 2\n    return result\n";
+        let messages = |path: &str, before: &str, after: &str, test: &str| -> Vec<String> {
+            special_cases(
+                &[change(path, before, after)],
+                &expectations("t", test),
+            )
+            .into_iter()
+            .map(|i| i.message)
+            .collect()
+        };
+        assert_eq!(
+            messages("lib/quote.js", js_lib, sub_value, js_test),
+            ["lib/quote.js:2 compares with \"bar\\tbaz\", part of \"foo bar\\tbaz\" in the failing \
+              test t, and returns \"\\\"bar\\tbaz\\\"\", part of the value that test expects; a \
+              fix must compute the result for every input, so fix the code instead of answering \
+              the test"]
+        );
+        assert_eq!(
+            messages("lib/count.js", "function count(x) {\n  return x.split(' ').length;\n}\n", listed, count_test).len(),
+            1
+        );
+        assert_eq!(
+            messages("count.py", "def count(s):\n    return len(s.split(\" \"))\n", assigned, py_test),
+            ["count.py:3 compares with \"a  b\", a literal of the failing test t, and assigns 2, \
+              the value that test expects; a fix must compute the result for every input, so fix \
+              the code instead of answering the test"]
         );
     }
 }
