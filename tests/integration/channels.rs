@@ -701,9 +701,7 @@ fn pytest_ids_holding_url_credentials_agree_across_channels_after_redaction() {
         .filter_map(|d| d["placeholder"].as_str())
         .collect();
     assert!(
-        reasons
-            .iter()
-            .any(|r| *r == "test data in the tracked test file `tests/test_words.py`"),
+        reasons.contains(&"test data in the tracked test file `tests/test_words.py`"),
         "{reasons:?}"
     );
     // What is stored holds no credential, from either channel.
