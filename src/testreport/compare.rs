@@ -101,9 +101,10 @@ pub(crate) fn group_status(case: &super::TestCase, after: &TestReport) -> Option
             other.file == case.file && case.file.as_deref() == Some(other.name.as_str())
         })
     {
-        let members = after.tests.iter().any(|other| {
-            other.file == case.file && other.name != file.name
-        });
+        let members = after
+            .tests
+            .iter()
+            .any(|other| other.file == case.file && other.name != file.name);
         if !members {
             return Some(file.status);
         }

@@ -246,3 +246,62 @@ fn looks_like_file(text: &str) -> bool {
             .iter()
             .any(|ext| text.ends_with(ext))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testreport::compare;
+
+    fn parsed(text: &str) -> TestReport {
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        match parse_jest(&lines) {
+            Some((_, report)) => report,
+            None => panic!("not recognised: {text}"),
+        }
+    }
+
+    /// jest's console when a test file's hook calls `process.exit(0)`: no summary, and jest's
+    /// notice under an empty test path.
+    const CUT_BEFORE: &str = "FAIL test/slug.test.js\n  \u{25cf} slugify \u{203a} replaces every space\n\n    expect(received).toBe(expected)\n\n  \u{25cf}  process.exit called with \"0\"\n\n      at Object.exit (test/cli.test.js:8:11)\n";
+    const CUT_AFTER: &str = "PASS test/slug.test.js\n  \u{25cf}  process.exit called with \"0\"\n\n      at Object.exit (test/cli.test.js:8:11)\n";
+
+    #[test]
+    fn a_run_cut_before_its_summary_records_passed_files_whole_and_no_exit_notice() {
+        let before = parsed(CUT_BEFORE);
+        let after = parsed(CUT_AFTER);
+        let names = |report: &TestReport| -> Vec<(String, TestStatus)> {
+            report
+                .tests
+                .iter()
+                .map(|case| (case.id(), case.status))
+                .collect()
+        };
+        assert_eq!(
+            (names(&before), names(&after)),
+            (
+                vec![(
+                    "test/slug.test.js::slugify \u{203a} replaces every space".to_owned(),
+                    TestStatus::Failed
+                )],
+                vec![("test/slug.test.js".to_owned(), TestStatus::Passed)]
+            )
+        );
+        assert_eq!(
+            compare(&before, &after).fixed,
+            vec!["test/slug.test.js::slugify \u{203a} replaces every space".to_owned()]
+        );
+        // A file that failed after is not a pass of its tests.
+        let failing_after = parsed(&CUT_BEFORE.replace("FAIL", "PASS").replace(
+            "  \u{25cf} slugify \u{203a} replaces every space\n",
+            "  \u{25cf} slugify \u{203a} keeps dashes\n",
+        ));
+        let comparison = compare(&before, &failing_after);
+        assert_eq!(comparison.fixed, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_run_with_its_summary_records_no_whole_file() {
+        let text = "PASS test/a.test.js\nPASS test/b.test.js\n\nTests:       4 passed, 4 total\n";
+        assert_eq!(parsed(text).tests, Vec::new());
+    }
+}

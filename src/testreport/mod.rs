@@ -28,8 +28,8 @@ mod unittest;
 mod volatile;
 
 pub use argv::requested_tests;
-pub use compare::{Comparison, compare};
 pub(crate) use compare::group_status;
+pub use compare::{Comparison, compare};
 pub(crate) use detect::console_lines;
 pub use detect::parse;
 pub use jest_json::parse_jest_json;

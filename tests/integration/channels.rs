@@ -688,6 +688,22 @@ fn pytest_ids_holding_url_credentials_agree_across_channels_after_redaction() {
     let record = proof_record(&outcome.evidence);
     assert_eq!(record["channel"]["status"], "read");
     assert_eq!(record["channel"]["report"]["passed"], 3);
+    // Every prompt was sent: the fixture is test data of a tracked test file, and the
+    // console's own `[REDACTED:...]` markers quoted in a prompt are no secret.
+    let calls = outcome.evidence["engine"]["calls"].as_array().unwrap();
+    assert!(
+        calls.iter().all(|c| c["outcome"] != "skipped-secrets"),
+        "{calls:?}"
+    );
+    let reasons: Vec<&str> = calls
+        .iter()
+        .flat_map(|c| c["secrets"]["detections"].as_array().into_iter().flatten())
+        .filter_map(|d| d["placeholder"].as_str())
+        .collect();
+    assert!(
+        reasons.contains(&"test data in the tracked test file `tests/test_words.py`"),
+        "{reasons:?}"
+    );
     // What is stored holds no credential, from either channel.
     let stored = serde_json::to_string(&outcome.evidence).unwrap();
     assert!(
@@ -847,4 +863,34 @@ fn jest_configured_suite_that_ends_before_its_report_only_after_the_change_is_re
         failed.iter().any(|c| c == "prove.report-missing"),
         "{failed:?}"
     );
+}
+
+/// vitest test titles that hold a URL's credentials (`test.each` over URLs).
+const SLUG_VITEST_URL_JS: &str = "import { describe, test, expect } from 'vitest';\nimport { slugify } from '../src/slug.js';\n\ndescribe('slugify', () => {\n  test.each(['http://user:pass@host/path', 'https://alice:Zq8vR2kL9xW4@db.internal/x'])('lowercases beside %s', () => {\n    expect(slugify('Hello')).toBe('hello');\n  });\n\n  test.each(['http://user:pass@host/path'])('replaces every space beside %s', () => {\n    expect(slugify('a b c')).toBe('a-b-c');\n  });\n});\n";
+
+#[test]
+fn vitest_titles_holding_url_credentials_agree_across_channels_after_redaction() {
+    let repo = vitest_repo();
+    repo.write("test/slug.test.mjs", SLUG_VITEST_URL_JS);
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo.root)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "titles with URLs"]);
+    let fix = edits(&[("src/slug.js", SLUG_BODY, SLUG_FIX)]);
+    let outcome = not_refused(&repo, VITEST_REPRO, &fix, "src/slug.js", &[]);
+    let record = proof_record(&outcome.evidence);
+    assert_eq!(record["channel"]["status"], "read");
+    assert_eq!(record["channel"]["report"]["passed"], 3);
+    let stored = serde_json::to_string(&outcome.evidence).unwrap();
+    assert!(!stored.contains("Zq8vR2kL9xW4"), "{}", record["channel"]);
 }

@@ -129,7 +129,8 @@ mod tests {
             name: "DB_PASSWORD".to_owned(),
             value: "s3cr3t-Pa55w0rd-9x".to_owned(),
         };
-        let why = |rule: &str, matched: &str| fixtures.why(rule, matched, &[secret.clone()]);
+        let why =
+            |rule: &str, matched: &str| fixtures.why(rule, matched, std::slice::from_ref(&secret));
         assert_eq!(
             [
                 why("url-credentials", "user%25user:Zq8%21vR2%40kL9"),
