@@ -49,7 +49,14 @@ pub fn run(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: 
                 .extend(expectations(&instance, &added));
         }
     }
-    let with_tests = expected.values().filter(|e| !e.is_empty()).count();
+    let with_literals = expected
+        .values()
+        .filter(|e| e.iter().any(|x| !x.literals.is_empty()))
+        .count();
+    let with_tests = expected
+        .values()
+        .filter(|e| e.iter().any(|x| !x.inputs.is_empty()))
+        .count();
     let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut totals: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (record, (source, raw, files)) in records.iter().zip(inputs) {
@@ -94,8 +101,9 @@ pub fn run(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: 
     }
     println!("\n## integrity rules on the corpus");
     println!(
-        "(check.special-case: {with_tests} instances whose gold test patch has an assertion with \
-         literal inputs and expected values)"
+        "(check.special-case: {with_literals} instances whose gold test patch holds literals the \
+         syntax pass ties added code to, {with_tests} with an assertion with literal inputs and \
+         expected values for the line pass)"
     );
     for (source, (n, flagged)) in &totals {
         println!("{source}: {flagged} of {n} records flagged");

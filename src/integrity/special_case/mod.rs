@@ -180,7 +180,10 @@ fn line_issue(
 
 fn syntax_issue(path: &str, test: &str, found: &Finding) -> Issue {
     let input = if found.value == found.test_literal {
-        format!("{}, a literal of the failing test {test}", shown(&found.value))
+        format!(
+            "{}, a literal of the failing test {test}",
+            shown(&found.value)
+        )
     } else {
         format!(
             "{}, part of {} in the failing test {test}",
@@ -351,30 +354,42 @@ mod tests {
         let py_test = "def test_count():\n    assert count(\"a  b\") == 2\n";
         let assigned = "def count(s):\n    result = len(s.split(\" \"))\n    if s == \"a  b\": result = 2\n    return result\n";
         let messages = |path: &str, before: &str, after: &str, test: &str| -> Vec<String> {
-            special_cases(
-                &[change(path, before, after)],
-                &expectations("t", test),
-            )
-            .into_iter()
-            .map(|i| i.message)
-            .collect()
+            special_cases(&[change(path, before, after)], &expectations("t", test))
+                .into_iter()
+                .map(|i| i.message)
+                .collect()
         };
         assert_eq!(
             messages("lib/quote.js", js_lib, sub_value, js_test),
-            ["lib/quote.js:2 compares with \"bar\\tbaz\", part of \"foo bar\\tbaz\" in the failing \
+            [
+                "lib/quote.js:2 compares with \"bar\\tbaz\", part of \"foo bar\\tbaz\" in the failing \
               test t, and returns \"\\\"bar\\tbaz\\\"\", part of the value that test expects; a \
               fix must compute the result for every input, so fix the code instead of answering \
-              the test"]
+              the test"
+            ]
         );
         assert_eq!(
-            messages("lib/count.js", "function count(x) {\n  return x.split(' ').length;\n}\n", listed, count_test).len(),
+            messages(
+                "lib/count.js",
+                "function count(x) {\n  return x.split(' ').length;\n}\n",
+                listed,
+                count_test
+            )
+            .len(),
             1
         );
         assert_eq!(
-            messages("count.py", "def count(s):\n    return len(s.split(\" \"))\n", assigned, py_test),
-            ["count.py:3 compares with \"a  b\", a literal of the failing test t, and assigns 2, \
+            messages(
+                "count.py",
+                "def count(s):\n    return len(s.split(\" \"))\n",
+                assigned,
+                py_test
+            ),
+            [
+                "count.py:3 compares with \"a  b\", a literal of the failing test t, and assigns 2, \
               the value that test expects; a fix must compute the result for every input, so fix \
-              the code instead of answering the test"]
+              the code instead of answering the test"
+            ]
         );
     }
 }

@@ -149,7 +149,10 @@ impl<'a> Matcher<'a> {
                     return None;
                 }
                 let e = self.test.answers.iter().find(|e| answers(r, e))?;
-                Some((r.clone(), number(r).map_or(r != e, |n| Some(n) != number(e))))
+                Some((
+                    r.clone(),
+                    number(r).map_or(r != e, |n| Some(n) != number(e)),
+                ))
             });
             let thrown = outcome.throws && self.test.raises;
             if strength == Tie::Strong || answer.is_some() || thrown {
