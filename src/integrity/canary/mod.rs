@@ -34,25 +34,7 @@
 mod judge;
 mod plan;
 mod runner;
-mod scratch;
 mod source;
-
-use std::path::PathBuf;
 
 pub(crate) use judge::{judge, not_applicable, not_built};
 pub(crate) use plan::plan;
-pub(crate) use scratch::Scratch;
-
-/// What can go wrong building canaries, as opposed to canaries that misbehave (those are
-/// issues).
-#[derive(Debug, thiserror::Error)]
-pub enum CanaryError {
-    /// The scratch copy could not be made or written (disk full, permissions). The caller
-    /// records that no canary ran; the user's tree was not touched.
-    #[error("prepare the canary copy at {path}")]
-    Scratch {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-}

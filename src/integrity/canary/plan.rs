@@ -1,6 +1,6 @@
 //! The canary plan of one proof: which failing tests of the reproduction get canaries, where
-//! their sources are, the files written into the scratch copy and the commands that run
-//! them. Tests for which no canary can be built are listed with the reason.
+//! their sources are, the files written into the working tree for the session and the
+//! commands that run them. Tests for which no canary can be built are listed with the reason.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -70,7 +70,7 @@ pub(crate) struct Canary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub invocation: Invocation,
-    /// Files written into the scratch copy for the session: path and text.
+    /// Files written into the working tree for the session: path and text.
     pub writes: Vec<(String, String)>,
     /// The session's commands: one, or two for a tape file run as a script (the moved file
     /// cannot share its invocation).
@@ -90,14 +90,18 @@ pub(crate) struct Plan {
 }
 
 /// Build the plan for the reproduction `argv` whose run before the fix gave `before`, with
-/// sources read from the scratch copy at `scratch`. `seed` (a digest of the change) makes the
-/// canaries' names. `Err` says why no canary can be built for the whole run.
+/// sources read from the working tree at `root` (the change applied; `skip` is efix's
+/// artifacts directory). `seed` (a digest of the change) chooses among the names the
+/// canaries may take. `Err` says why no canary can be built for the whole run.
 pub(crate) fn plan(
     argv: &[String],
     before: Option<&TestReport>,
-    scratch: &Path,
+    root: &Path,
+    skip: &Path,
     seed: &str,
 ) -> Result<Plan, String> {
+    let tree = Tree::open(root, skip);
+    let scratch = &tree;
     let format = before.map(|r| r.format.as_str());
     let invocation = super::runner::invocation(argv, format).ok_or_else(|| {
         "the reproduction names no test runner efix can point at canary files".to_owned()
@@ -345,7 +349,7 @@ fn locate(
     runner: Runner,
     case: &TestCase,
     name: &str,
-    scratch: &Path,
+    scratch: &Tree,
     names: &Names,
     pending: &BTreeMap<String, String>,
 ) -> Result<(Target, Built), String> {
@@ -433,9 +437,46 @@ fn locate(
     }
 }
 
-/// Files under `root` (not following links, so linked dependencies are not searched) with
-/// one of `extensions` whose text contains `needle`, relative to `root`, sorted.
-fn files_with(root: &Path, extensions: &[&str], needle: &str) -> Vec<String> {
+/// The working tree the plan reads: its root, and what git ignores there (dependencies,
+/// build output, efix's artifacts), which holds no test of the repository's own.
+pub(crate) struct Tree {
+    root: std::path::PathBuf,
+    skip: std::path::PathBuf,
+    repo: Option<git2::Repository>,
+}
+
+impl Tree {
+    fn open(root: &Path, skip: &Path) -> Tree {
+        Tree {
+            root: root.to_path_buf(),
+            skip: skip.to_path_buf(),
+            repo: git2::Repository::open(root).ok(),
+        }
+    }
+
+    fn join(&self, rel: impl AsRef<Path>) -> std::path::PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Whether a walk for test sources leaves `path` out: `.git`, efix's artifacts, and
+    /// whatever git ignores.
+    fn left_out(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return true;
+        };
+        path == self.skip
+            || rel.file_name().is_some_and(|n| n == ".git")
+            || self
+                .repo
+                .as_ref()
+                .is_some_and(|r| r.is_path_ignored(rel).unwrap_or(false))
+    }
+}
+
+/// Files of the tree (not following links, not what git ignores) with one of `extensions`
+/// whose text contains `needle`, relative to the root, sorted.
+fn files_with(tree: &Tree, extensions: &[&str], needle: &str) -> Vec<String> {
+    let root = tree.root.as_path();
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -447,6 +488,9 @@ fn files_with(root: &Path, extensions: &[&str], needle: &str) -> Vec<String> {
                 continue;
             };
             let path = entry.path();
+            if tree.left_out(&path) {
+                continue;
+            }
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file()
