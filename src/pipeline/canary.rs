@@ -133,6 +133,7 @@ pub(crate) fn run(
         };
         session.push(id);
     }
+    put_back(ctx, changes)?;
     let records: Vec<_> = session
         .iter()
         .filter_map(|id| ctx.evidence.command(*id))
