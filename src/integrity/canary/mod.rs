@@ -32,6 +32,7 @@
 //! tests; the evidence says so.
 
 mod judge;
+mod names;
 mod plan;
 mod runner;
 mod source;

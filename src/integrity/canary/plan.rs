@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
 
 use super::runner::{Invocation, Runner, Selection};
+use super::names;
 use super::source::{self, Built, Names, Target};
 use crate::testreport::{TestCase, TestReport, TestStatus};
 
@@ -48,7 +48,7 @@ impl Kind {
         match self {
             Kind::AlwaysFailing => "a test that always fails, beside the target",
             Kind::Moved => "the target copied under a new name into a new file, lines moved",
-            Kind::Repeated => "the target run again in the same process",
+            Kind::Repeated => "the target itself called twice from one test, in the same process",
             Kind::MutatedExpected => "the target with its expected literal changed",
         }
     }
@@ -144,10 +144,9 @@ pub(crate) fn plan(
             ));
             continue;
         }
-        let names = names(runner, seed, &name);
-        match locate(runner, case, &name, scratch, &names, &pending) {
+        match locate(runner, case, &name, scratch, seed, &pending) {
             Err(reason) => out.not_built.push((name, reason)),
-            Ok((target, built)) => {
+            Ok((target, built, names)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
                 let ids = Ids::of(runner, &target, &name, &names, &moved);
                 if let Some(reason) = &built.no_mutation {
@@ -240,26 +239,6 @@ fn spaced(name: &str) -> String {
     name.replace(" › ", " ").replace(" > ", " ")
 }
 
-/// The canaries' names for one target: a digest of the change and the target, written the
-/// way the runner collects tests (`test_` for Python, `Test` for Go).
-fn names(runner: Runner, seed: &str, target: &str) -> Names {
-    let make = |kind: &str| {
-        let digest = Sha256::digest(format!("{seed}\0{target}\0{kind}").as_bytes());
-        let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-        match runner {
-            Runner::Pytest | Runner::Unittest => format!("test_k{hex}"),
-            Runner::Go => format!("TestK{hex}"),
-            _ => format!("k{hex}"),
-        }
-    };
-    Names {
-        fail: make("fail"),
-        repeat: make("repeat"),
-        mutated: make("mutated"),
-        moved: make("moved"),
-    }
-}
-
 /// The session ids of a target and its canaries.
 struct Ids {
     target: String,
@@ -329,7 +308,7 @@ impl Ids {
                     fail: at(&names.fail),
                     repeat: at(&names.repeat),
                     mutated: at(&names.mutated),
-                    moved: at(&format!("{0}::{0}", names.moved)),
+                    moved: at(&format!("{}::{}", names.file, names.moved)),
                 }
             }
             _ => Ids {
@@ -343,6 +322,21 @@ impl Ids {
     }
 }
 
+/// The target's own name, as its file spells it: the last part of its path (a JavaScript
+/// title after its suites).
+fn leaf_of(runner: Runner, path: &[String], name: &str) -> String {
+    let last = path.last().map_or(name, String::as_str);
+    match runner {
+        Runner::Jest | Runner::Vitest | Runner::Mocha | Runner::Tape | Runner::NodeTest => last
+            .rsplit(['›', '>'])
+            .next()
+            .unwrap_or(last)
+            .trim()
+            .to_owned(),
+        _ => last.to_owned(),
+    }
+}
+
 /// Find the target's source file and build its canaries there: the file the report names
 /// when it names one, else the one file of the runner's language that holds the test.
 fn locate(
@@ -350,9 +344,9 @@ fn locate(
     case: &TestCase,
     name: &str,
     scratch: &Tree,
-    names: &Names,
+    seed: &str,
     pending: &BTreeMap<String, String>,
-) -> Result<(Target, Built), String> {
+) -> Result<(Target, Built, Names), String> {
     let candidates: Vec<(String, Vec<String>)> = match runner {
         Runner::Pytest => {
             let mut parts = name.split("::").map(str::to_owned);
@@ -418,10 +412,26 @@ fn locate(
         else {
             continue;
         };
+        let leaf = leaf_of(runner, &path, name);
         let target = Target { file, path };
-        let moved = scratch.join(source::moved_path(runner, &target.file, names));
-        match source::build(runner, &target, &text, names, &moved.to_string_lossy()) {
-            Ok(b) => built.push((target, b)),
+        let dir = match target.file.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/"),
+            None => String::new(),
+        };
+        let exists = |stem: &str| {
+            std::fs::read_dir(scratch.join(&dir)).is_ok_and(|mut entries| {
+                entries.any(|e| {
+                    e.is_ok_and(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name == stem || name.starts_with(&format!("{stem}.")) || name.starts_with(&format!("{stem}_test."))
+                    })
+                })
+            })
+        };
+        let names = names::names(runner, seed, &leaf, &text, &exists);
+        let moved = scratch.join(source::moved_path(runner, &target.file, &names));
+        match source::build(runner, &target, &text, &names, &moved.to_string_lossy()) {
+            Ok(b) => built.push((target, b, names)),
             Err(reason) => reasons.push(reason),
         }
     }

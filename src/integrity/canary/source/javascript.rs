@@ -293,6 +293,7 @@ mod tests {
             repeat: "kr".into(),
             mutated: "km".into(),
             moved: "kv".into(),
+            file: "kv".into(),
         }
     }
 
