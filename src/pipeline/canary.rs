@@ -56,7 +56,9 @@ pub(crate) fn run(
         }
     };
     round.checks.extend(canary::not_built(&plan.not_built));
-    round.checks.extend(canary::not_applicable(&plan.inapplicable));
+    round
+        .checks
+        .extend(canary::not_applicable(&plan.inapplicable));
     if plan.targets.is_empty() {
         return Ok(Some(Vec::new()));
     }
@@ -90,7 +92,10 @@ pub(crate) fn run(
     // weaker for it, never silent.
     for (target, id) in &alone {
         let Some(record) = ctx.evidence.command(*id) else {
-            not_built(round, format!("the target `{target}` run alone left no record"));
+            not_built(
+                round,
+                format!("the target `{target}` run alone left no record"),
+            );
             put_back(ctx, changes)?;
             return Ok(Some(Vec::new()));
         };

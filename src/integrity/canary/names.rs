@@ -36,8 +36,7 @@ pub(crate) fn names(
     let start = usize::from(digest[0]) << 8 | usize::from(digest[1]);
     let mut taken: Vec<String> = Vec::new();
     let fresh = |name: &str, taken: &[String]| {
-        !text.contains(name)
-            && taken.iter().all(|t| !t.contains(name) && !name.contains(t))
+        !text.contains(name) && taken.iter().all(|t| !t.contains(name) && !name.contains(t))
     };
     let mut pick = |shape: &dyn Fn(&str) -> String, extra: &dyn Fn(&str) -> bool| -> String {
         for word in candidates(&words, start + taken.len()) {
@@ -184,12 +183,7 @@ mod tests {
         for (runner, leaf, text) in STYLES {
             for seed in ["0011", "ffee", "a1b2c3", "seed"] {
                 let names = names(*runner, seed, leaf, text, &|_| false);
-                let all = [
-                    &names.fail,
-                    &names.repeat,
-                    &names.mutated,
-                    &names.moved,
-                ];
+                let all = [&names.fail, &names.repeat, &names.mutated, &names.moved];
                 for name in all {
                     assert!(name.starts_with(leaf), "{name} after {leaf}");
                     assert!(!hex.is_match(name), "{name}");

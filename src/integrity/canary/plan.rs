@@ -5,9 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-
-use super::runner::{Invocation, Runner, Selection};
 use super::names;
+use super::runner::{Invocation, Runner, Selection};
 use super::source::{self, Built, Names, Target};
 use crate::testreport::{TestCase, TestReport, TestStatus};
 
@@ -423,7 +422,9 @@ fn locate(
                 entries.any(|e| {
                     e.is_ok_and(|e| {
                         let name = e.file_name().to_string_lossy().into_owned();
-                        name == stem || name.starts_with(&format!("{stem}.")) || name.starts_with(&format!("{stem}_test."))
+                        name == stem
+                            || name.starts_with(&format!("{stem}."))
+                            || name.starts_with(&format!("{stem}_test."))
                     })
                 })
             })

@@ -59,8 +59,8 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
             names.fail
         ),
     };
-    let repeat = called_twice(&found, text, &names.repeat, &indent)
-        .unwrap_or_else(|| copy(&names.repeat));
+    let repeat =
+        called_twice(&found, text, &names.repeat, &indent).unwrap_or_else(|| copy(&names.repeat));
     let mut canaries = vec![repeat];
     let mutated = expected_literal(found.function, text).and_then(|literal| {
         let new = mutate_literal(literal.kind(), text_of(literal, text))?;
@@ -139,7 +139,10 @@ fn called_twice(found: &Found<'_>, text: &str, name: &str, indent: &str) -> Opti
 pub(crate) fn moved_class(names: &Names) -> String {
     let word = names.file.trim_start_matches("test_");
     let mut chars = word.chars();
-    let head: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    let head: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
     format!("Test{head}{}", chars.as_str())
 }
 
