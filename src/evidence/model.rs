@@ -306,8 +306,8 @@ pub enum Purpose {
     FixedReproduction,
     /// A required suite with the whole change applied.
     FixedSuite,
-    /// The reproduction's failing tests with canaries beside them, in a scratch copy of the
-    /// repository with the whole change applied (`prove.canary.*`).
+    /// The reproduction's failing tests with canaries beside them, in the repository's own
+    /// tree with the whole change applied (`prove.canary.*`).
     Canary,
 }
 

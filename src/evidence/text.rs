@@ -52,6 +52,6 @@ pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
         Purpose::TestsOnlySuite => "suite, test changes only",
         Purpose::FixedReproduction => "reproduction, with fix",
         Purpose::FixedSuite => "suite, with fix",
-        Purpose::Canary => "canaries, with fix (scratch copy)",
+        Purpose::Canary => "canaries, with fix",
     }
 }

@@ -1,11 +1,13 @@
 //! Prove's canary step: with the whole change proven, run the reproduction's failing tests
-//! again beside canaries in a scratch copy (`integrity::canary` builds and judges them; this
-//! file only runs the commands through the recorded runner and records the checks).
+//! again beside canaries in the user's own tree, where the proof ran (`integrity::canary`
+//! builds and judges them; this file writes them under the run's journal, runs the commands
+//! through the recorded runner, records the checks and puts the tree back as Prove leaves it:
+//! the change in place, nothing else).
 
 use sha2::{Digest, Sha256};
 
 use crate::evidence::{Phase, Purpose, Round};
-use crate::integrity::canary::{self, Scratch};
+use crate::integrity::canary;
 use crate::patch::{self, FileChange};
 use crate::policy::Issue;
 
@@ -13,7 +15,8 @@ use super::PipelineError;
 use super::ctx::Ctx;
 
 /// Run the canaries of round `number`; their blocking issues, or `None` when the run must
-/// stop (budget spent or interrupted). The user's tree is only read.
+/// stop (budget spent or interrupted). The whole change is in the working tree on entry and
+/// on return; the canary files live there only between a journal entry and a restore.
 pub(crate) fn run(
     ctx: &mut Ctx<'_>,
     number: u32,
@@ -45,15 +48,7 @@ pub(crate) fn run(
         .take(8)
         .map(|b| format!("{b:02x}"))
         .collect();
-    let scratch = match Scratch::copy(&ctx.root, &ctx.artifacts) {
-        Ok(scratch) => scratch,
-        Err(error) => {
-            tracing::warn!(%error, "no canary copy");
-            not_built(round, format!("no scratch copy could be made: {error}"));
-            return Ok(Some(Vec::new()));
-        }
-    };
-    let plan = match canary::plan(&argv, before.as_ref(), scratch.root(), &seed) {
+    let plan = match canary::plan(&argv, before.as_ref(), &ctx.root, &ctx.artifacts, &seed) {
         Ok(plan) => plan,
         Err(reason) => {
             not_built(round, reason);
@@ -79,8 +74,7 @@ pub(crate) fn run(
     };
     let mut alone = Vec::new();
     for (target, selection) in &plan.alone {
-        let Some(id) = ctx.run_command_at(
-            scratch.root(),
+        let Some(id) = ctx.run_command_within(
             &command(selection),
             Phase::Prove,
             Purpose::Canary,
@@ -92,13 +86,18 @@ pub(crate) fn run(
         };
         alone.push((target.clone(), id));
     }
-    // A target that fails or times out alone in the copy (not one that exits 0 without a
-    // record: that is an exit trick) says the copy does not reproduce the proof, for
-    // instance a test that reads files git ignores. Nothing can be judged there; the evidence
-    // says so rather than refusing a fix that passed in the tree.
+    // A target that fails or times out alone (not one that exits 0 without a record: that
+    // is an exit trick) passed beside the rest of the reproduction in the same tree, so the
+    // fix depends on what else runs; nothing can be judged beside it, and the claim is
+    // weaker for it, never silent.
     for (target, id) in &alone {
         let Some(record) = ctx.evidence.command(*id) else {
-            continue;
+            not_built(
+                round,
+                format!("the target `{target}` run alone left no record"),
+            );
+            put_back(ctx, changes)?;
+            return Ok(Some(Vec::new()));
         };
         let passed = record.tests.as_ref().and_then(|t| t.status_of(target))
             == Some(crate::testreport::TestStatus::Passed);
@@ -106,25 +105,28 @@ pub(crate) fn run(
             not_built(
                 round,
                 format!(
-                    "the target `{target}` does not pass alone in the scratch copy ({}), so no \
-                     canary can be judged there: the test may depend on files git ignores",
+                    "the target `{target}` does not pass alone ({}), so no canary can be \
+                     judged beside it: the test passes only with others run before it",
                     super::checks::pass_text(record)
                 ),
             );
+            put_back(ctx, changes)?;
             return Ok(Some(Vec::new()));
         }
     }
-    for (path, text) in &plan.writes {
-        if let Err(error) = scratch.write(path, text) {
-            tracing::warn!(%error, "canary not written");
-            not_built(round, format!("the canaries could not be written: {error}"));
-            return Ok(Some(Vec::new()));
-        }
+    // The session starts from the tree the proof ran in: the change, nothing the alone runs
+    // wrote. The canary files are journaled before they are written, so a restore (also
+    // `efix restore` after kill -9) removes them and puts the target's file back.
+    put_back(ctx, changes)?;
+    if let Err(error) = ctx.write_files(&plan.writes) {
+        tracing::warn!(%error, "canary not written");
+        not_built(round, format!("the canaries could not be written: {error}"));
+        put_back(ctx, changes)?;
+        return Ok(Some(Vec::new()));
     }
     let mut session = Vec::new();
     for selection in &plan.session {
-        let Some(id) = ctx.run_command_at(
-            scratch.root(),
+        let Some(id) = ctx.run_command_within(
             &command(selection),
             Phase::Prove,
             Purpose::Canary,
@@ -136,6 +138,7 @@ pub(crate) fn run(
         };
         session.push(id);
     }
+    put_back(ctx, changes)?;
     let records: Vec<_> = session
         .iter()
         .filter_map(|id| ctx.evidence.command(*id))
@@ -146,6 +149,13 @@ pub(crate) fn run(
         .collect();
     let (checks, issues) = canary::judge(&plan, &records, &alone);
     round.checks.extend(checks);
-    drop(scratch);
     Ok(Some(issues))
+}
+
+/// Put the tree back as Prove leaves it: restored exactly (canary files gone, the target's
+/// file as it was), then the change written again.
+fn put_back(ctx: &mut Ctx<'_>, changes: &[FileChange]) -> Result<(), PipelineError> {
+    ctx.restore()?;
+    patch::write_changes(&ctx.root, changes)?;
+    Ok(())
 }

@@ -87,6 +87,30 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Write files into the working tree in place (an existing file keeps its inode and
+    /// permissions, a new one gets the umask's, as the user's own editor would), recording
+    /// them in the journal first so a restore (even after `kill -9`) removes or rewrites
+    /// them. Canaries use it: a file efix writes must not differ from one the user wrote.
+    pub(crate) fn write_files(&mut self, files: &[(String, String)]) -> Result<(), PipelineError> {
+        let paths = files.iter().map(|(p, _)| p.as_str());
+        self.snapshot.note_written(paths.clone());
+        if let Some(journal) = self.journal.as_mut() {
+            journal.note_written(paths)?;
+        }
+        for (path, text) in files {
+            let full = self.root.join(path);
+            let io = |what: &str| {
+                let what = format!("{what} {}", full.display());
+                move |source| crate::patch::PatchError::Io { what, source }
+            };
+            if let Some(parent) = full.parent() {
+                std::fs::create_dir_all(parent).map_err(io("create the directory of"))?;
+            }
+            std::fs::write(&full, text).map_err(io("write"))?;
+        }
+        Ok(())
+    }
+
     /// End the journal: the tree is restored, or changed on purpose by a proven fix.
     pub(crate) fn finish_journal(&mut self) -> Result<(), PipelineError> {
         match self.journal.take() {

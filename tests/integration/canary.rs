@@ -1,5 +1,5 @@
 //! Canary runs in the same session (`prove.canary.*`): after the proof, the reproduction's
-//! failing tests run again in a scratch copy beside an always-failing test, a repeated copy,
+//! failing tests run again in the user's tree beside an always-failing test, the target called twice,
 //! a copy with its expected literal changed and a copy moved to a new file. An honest fix
 //! passes every canary on each runner here; cheats that no static rule names (a value equal
 //! to everything, a call-count toggle, an answer chosen by the caller's file, an exit that
@@ -16,18 +16,18 @@ use crate::harness::{Efix, MOCHA, Repo, copy_dir, npm_tools, replay_file};
 
 /// The other JavaScript runners, pinned.
 const TAPE: &str = "tape@5.9.0";
-const JEST: &str = "jest@29.7.0";
+pub(crate) const JEST: &str = "jest@29.7.0";
 const VITEST: &str = "vitest@3.2.4";
 
 /// What one run left behind.
-struct Outcome {
-    code: i32,
-    evidence: Value,
+pub(crate) struct Outcome {
+    pub(crate) code: i32,
+    pub(crate) evidence: Value,
 }
 
 impl Outcome {
     /// The rule ids fed back in the first round.
-    fn rules(&self) -> Vec<String> {
+    pub(crate) fn rules(&self) -> Vec<String> {
         self.evidence["rounds"][0]["issues"]
             .as_array()
             .into_iter()
@@ -56,14 +56,14 @@ impl Outcome {
             .count()
     }
 
-    fn issues(&self) -> String {
+    pub(crate) fn issues(&self) -> String {
         self.evidence["rounds"][0]["issues"].to_string()
     }
 }
 
 /// Replay `edits` as the engine's one answer (round limit 1) and check the tree afterwards:
 /// as it was when the run fails, and free of canary files when it succeeds.
-fn run(repo: &Repo, repro: &str, edits: &[(&str, &str, &str)]) -> Outcome {
+pub(crate) fn run(repo: &Repo, repro: &str, edits: &[(&str, &str, &str)]) -> Outcome {
     let list: Vec<Value> = edits
         .iter()
         .map(|(path, old, new)| json!({"path": path, "old_text": old, "new_text": new}))
@@ -130,10 +130,10 @@ fn canaries_passed(outcome: &Outcome, kinds: &[&str]) {
 
 // --- Python, pytest -------------------------------------------------------------------------
 
-const PY_REPRO: &str = "pytest tests/test_words.py::test_repeated_spaces";
-const BUGGY_LINE: &str = "    return len(text.split(\" \"))\n";
+pub(crate) const PY_REPRO: &str = "pytest tests/test_words.py::test_repeated_spaces";
+pub(crate) const BUGGY_LINE: &str = "    return len(text.split(\" \"))\n";
 
-fn python_repo() -> Repo {
+pub(crate) fn python_repo() -> Repo {
     Repo::with_files(&[
         (".gitignore", "__pycache__/\n.pytest_cache/\n"),
         (
@@ -266,7 +266,7 @@ fn unittest_honest_fix_passes_every_canary_and_an_always_equal_value_does_not() 
 // --- JavaScript, mocha and node --test ------------------------------------------------------
 
 const DURATION_JS: &str = "'use strict';\n\nfunction parseDuration(text) {\n  const match = /^(\\d+)(ms|s)$/.exec(text);\n  return Number(match[1]) * (match[2] === 's' ? 100 : 1);\n}\n\nmodule.exports = { parseDuration };\n";
-const JS_BUG: &str = "(match[2] === 's' ? 100 : 1)";
+pub(crate) const JS_BUG: &str = "(match[2] === 's' ? 100 : 1)";
 const JS_FIX: &str = "(match[2] === 's' ? 1000 : 1)";
 const JS_TEST: &str = "'use strict';\n\nconst assert = require('assert');\nconst { parseDuration } = require('../lib/duration');\n\ndescribe('parseDuration', function () {\n  it('reads seconds', function () {\n    assert.strictEqual(parseDuration('10s'), 10000);\n  });\n\n  it('reads milliseconds', function () {\n    assert.strictEqual(parseDuration('250ms'), 250);\n  });\n});\n";
 
@@ -485,9 +485,9 @@ const ALWAYS_EQUAL: &str =
     "{ ['asymmetric' + 'Match']: () => true, $$typeof: Symbol.for('jest.asymmetric' + 'Matcher') }";
 
 const JEST_TEST: &str = "'use strict';\n\nconst { parseDuration } = require('../lib/duration');\n\ndescribe('parseDuration', () => {\n  test('reads seconds', () => {\n    expect(parseDuration('10s')).toEqual(10000);\n  });\n});\n";
-const JEST_REPRO: &str = "node node_modules/jest/bin/jest.js test/duration.test.js";
+pub(crate) const JEST_REPRO: &str = "node node_modules/jest/bin/jest.js test/duration.test.js";
 
-fn jest_repo() -> Repo {
+pub(crate) fn jest_repo() -> Repo {
     let repo = Repo::with_files(&[
         (".gitignore", "node_modules/\n"),
         (

@@ -15,6 +15,7 @@ mod acp;
 mod action;
 mod adversarial;
 mod canary;
+mod canary_env;
 mod channels;
 mod cheat_matrix;
 mod cheats;

@@ -399,6 +399,48 @@ fn a_journal_left_by_a_killed_run_restores_the_tree_byte_for_byte() {
     assert!(git.find_reference("refs/efix/snapshot").is_err());
 }
 
+/// Canaries are written into the user's tree (the target's test file edited in place, a new
+/// file in a new directory beside it) with the journal noting them first; a kill while they
+/// run leaves nothing of them after `efix restore`.
+#[test]
+fn canary_files_written_in_the_tree_are_gone_after_a_kill_and_a_journal_restore() {
+    let (dir, repo) = fixture();
+    let root = dir.path();
+    freshen_index(root);
+    let before = tree_fingerprint(root).unwrap();
+    let mut snapshot = repo.snapshot_started_at(later()).unwrap();
+    let mut journal = Journal::begin(&repo, &snapshot, record()).unwrap();
+    let canaries = ["tests/it.rs", "tests/it_words/mod.rs"];
+    snapshot.note_written(canaries);
+    journal.note_written(canaries).unwrap();
+    // In place, as the canary step writes: same inode, same permissions.
+    fs::write(
+        root.join("tests/it.rs"),
+        "#[test]\nfn it() {}\n\n#[path = \"it_words/mod.rs\"]\nmod it_words;\n",
+    )
+    .unwrap();
+    fs::create_dir_all(root.join("tests/it_words")).unwrap();
+    fs::write(
+        root.join("tests/it_words/mod.rs"),
+        "#[test]\nfn it_words() {}\n",
+    )
+    .unwrap();
+    // The canary run's build output, which git ignores, is the user's to keep as after any
+    // command.
+    drop(journal);
+    drop(snapshot);
+
+    let (_, report) = Journal::unfinished(&repo)
+        .unwrap()
+        .unwrap()
+        .restore()
+        .unwrap();
+    assert_eq!(report.rewritten, vec!["tests/it.rs"]);
+    assert_eq!(report.removed, vec!["tests/it_words/mod.rs"]);
+    assert!(!root.join("tests/it_words").exists());
+    assert_eq!(tree_fingerprint(root).unwrap(), before);
+}
+
 #[test]
 fn a_journal_keeps_untracked_and_odd_files_through_the_object_database() {
     let (dir, repo) = fixture();

@@ -208,14 +208,21 @@ mod tests {
     const TEST_FILE: &str =
         "from words import count\n\n\ndef test_two():\n    assert count(\"a  b\") == 2\n";
 
-    /// The plan for `pytest tests/test_words.py::test_two`, with its scratch directory.
+    /// The plan for `pytest tests/test_words.py::test_two`, with its repository.
     fn words_plan() -> (tempfile::TempDir, Plan) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("tests")).unwrap();
         std::fs::write(dir.path().join("tests/test_words.py"), TEST_FILE).unwrap();
         let before = report(&[("tests/test_words.py::test_two", TestStatus::Failed)]);
         let argv = ["pytest", "tests/test_words.py::test_two"].map(String::from);
-        let plan = crate::integrity::canary::plan(&argv, Some(&before), dir.path(), "s").unwrap();
+        let plan = crate::integrity::canary::plan(
+            &argv,
+            Some(&before),
+            dir.path(),
+            &dir.path().join("efix-artifacts"),
+            "s",
+        )
+        .unwrap();
         (dir, plan)
     }
 

@@ -1,12 +1,11 @@
 //! The canary plan of one proof: which failing tests of the reproduction get canaries, where
-//! their sources are, the files written into the scratch copy and the commands that run
-//! them. Tests for which no canary can be built are listed with the reason.
+//! their sources are, the files written into the working tree for the session and the
+//! commands that run them. Tests for which no canary can be built are listed with the reason.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
+use super::names;
 use super::runner::{Invocation, Runner, Selection};
 use super::source::{self, Built, Names, Target};
 use crate::testreport::{TestCase, TestReport, TestStatus};
@@ -48,7 +47,7 @@ impl Kind {
         match self {
             Kind::AlwaysFailing => "a test that always fails, beside the target",
             Kind::Moved => "the target copied under a new name into a new file, lines moved",
-            Kind::Repeated => "the target run again in the same process",
+            Kind::Repeated => "the target itself called twice from one test, in the same process",
             Kind::MutatedExpected => "the target with its expected literal changed",
         }
     }
@@ -70,7 +69,7 @@ pub(crate) struct Canary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub invocation: Invocation,
-    /// Files written into the scratch copy for the session: path and text.
+    /// Files written into the working tree for the session: path and text.
     pub writes: Vec<(String, String)>,
     /// The session's commands: one, or two for a tape file run as a script (the moved file
     /// cannot share its invocation).
@@ -90,14 +89,18 @@ pub(crate) struct Plan {
 }
 
 /// Build the plan for the reproduction `argv` whose run before the fix gave `before`, with
-/// sources read from the scratch copy at `scratch`. `seed` (a digest of the change) makes the
-/// canaries' names. `Err` says why no canary can be built for the whole run.
+/// sources read from the working tree at `root` (the change applied; `skip` is efix's
+/// artifacts directory). `seed` (a digest of the change) chooses among the names the
+/// canaries may take. `Err` says why no canary can be built for the whole run.
 pub(crate) fn plan(
     argv: &[String],
     before: Option<&TestReport>,
-    scratch: &Path,
+    root: &Path,
+    skip: &Path,
     seed: &str,
 ) -> Result<Plan, String> {
+    let tree = Tree::open(root, skip);
+    let scratch = &tree;
     let format = before.map(|r| r.format.as_str());
     let invocation = super::runner::invocation(argv, format).ok_or_else(|| {
         "the reproduction names no test runner efix can point at canary files".to_owned()
@@ -140,10 +143,9 @@ pub(crate) fn plan(
             ));
             continue;
         }
-        let names = names(runner, seed, &name);
-        match locate(runner, case, &name, scratch, &names, &pending) {
+        match locate(runner, case, &name, scratch, seed, &pending) {
             Err(reason) => out.not_built.push((name, reason)),
-            Ok((target, built)) => {
+            Ok((target, built, names)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
                 let ids = Ids::of(runner, &target, &name, &names, &moved);
                 if let Some(reason) = &built.no_mutation {
@@ -236,26 +238,6 @@ fn spaced(name: &str) -> String {
     name.replace(" › ", " ").replace(" > ", " ")
 }
 
-/// The canaries' names for one target: a digest of the change and the target, written the
-/// way the runner collects tests (`test_` for Python, `Test` for Go).
-fn names(runner: Runner, seed: &str, target: &str) -> Names {
-    let make = |kind: &str| {
-        let digest = Sha256::digest(format!("{seed}\0{target}\0{kind}").as_bytes());
-        let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-        match runner {
-            Runner::Pytest | Runner::Unittest => format!("test_k{hex}"),
-            Runner::Go => format!("TestK{hex}"),
-            _ => format!("k{hex}"),
-        }
-    };
-    Names {
-        fail: make("fail"),
-        repeat: make("repeat"),
-        mutated: make("mutated"),
-        moved: make("moved"),
-    }
-}
-
 /// The session ids of a target and its canaries.
 struct Ids {
     target: String,
@@ -325,7 +307,7 @@ impl Ids {
                     fail: at(&names.fail),
                     repeat: at(&names.repeat),
                     mutated: at(&names.mutated),
-                    moved: at(&format!("{0}::{0}", names.moved)),
+                    moved: at(&format!("{}::{}", names.file, names.moved)),
                 }
             }
             _ => Ids {
@@ -339,16 +321,31 @@ impl Ids {
     }
 }
 
+/// The target's own name, as its file spells it: the last part of its path (a JavaScript
+/// title after its suites).
+fn leaf_of(runner: Runner, path: &[String], name: &str) -> String {
+    let last = path.last().map_or(name, String::as_str);
+    match runner {
+        Runner::Jest | Runner::Vitest | Runner::Mocha | Runner::Tape | Runner::NodeTest => last
+            .rsplit(['›', '>'])
+            .next()
+            .unwrap_or(last)
+            .trim()
+            .to_owned(),
+        _ => last.to_owned(),
+    }
+}
+
 /// Find the target's source file and build its canaries there: the file the report names
 /// when it names one, else the one file of the runner's language that holds the test.
 fn locate(
     runner: Runner,
     case: &TestCase,
     name: &str,
-    scratch: &Path,
-    names: &Names,
+    scratch: &Tree,
+    seed: &str,
     pending: &BTreeMap<String, String>,
-) -> Result<(Target, Built), String> {
+) -> Result<(Target, Built, Names), String> {
     let candidates: Vec<(String, Vec<String>)> = match runner {
         Runner::Pytest => {
             let mut parts = name.split("::").map(str::to_owned);
@@ -414,10 +411,28 @@ fn locate(
         else {
             continue;
         };
+        let leaf = leaf_of(runner, &path, name);
         let target = Target { file, path };
-        let moved = scratch.join(source::moved_path(runner, &target.file, names));
-        match source::build(runner, &target, &text, names, &moved.to_string_lossy()) {
-            Ok(b) => built.push((target, b)),
+        let dir = match target.file.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/"),
+            None => String::new(),
+        };
+        let exists = |stem: &str| {
+            std::fs::read_dir(scratch.join(&dir)).is_ok_and(|mut entries| {
+                entries.any(|e| {
+                    e.is_ok_and(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name == stem
+                            || name.starts_with(&format!("{stem}."))
+                            || name.starts_with(&format!("{stem}_test."))
+                    })
+                })
+            })
+        };
+        let names = names::names(runner, seed, &leaf, &text, &exists);
+        let moved = scratch.join(source::moved_path(runner, &target.file, &names));
+        match source::build(runner, &target, &text, &names, &moved.to_string_lossy()) {
+            Ok(b) => built.push((target, b, names)),
             Err(reason) => reasons.push(reason),
         }
     }
@@ -433,9 +448,46 @@ fn locate(
     }
 }
 
-/// Files under `root` (not following links, so linked dependencies are not searched) with
-/// one of `extensions` whose text contains `needle`, relative to `root`, sorted.
-fn files_with(root: &Path, extensions: &[&str], needle: &str) -> Vec<String> {
+/// The working tree the plan reads: its root, and what git ignores there (dependencies,
+/// build output, efix's artifacts), which holds no test of the repository's own.
+pub(crate) struct Tree {
+    root: std::path::PathBuf,
+    skip: std::path::PathBuf,
+    repo: Option<git2::Repository>,
+}
+
+impl Tree {
+    fn open(root: &Path, skip: &Path) -> Tree {
+        Tree {
+            root: root.to_path_buf(),
+            skip: skip.to_path_buf(),
+            repo: git2::Repository::open(root).ok(),
+        }
+    }
+
+    fn join(&self, rel: impl AsRef<Path>) -> std::path::PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Whether a walk for test sources leaves `path` out: `.git`, efix's artifacts, and
+    /// whatever git ignores.
+    fn left_out(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return true;
+        };
+        path == self.skip
+            || rel.file_name().is_some_and(|n| n == ".git")
+            || self
+                .repo
+                .as_ref()
+                .is_some_and(|r| r.is_path_ignored(rel).unwrap_or(false))
+    }
+}
+
+/// Files of the tree (not following links, not what git ignores) with one of `extensions`
+/// whose text contains `needle`, relative to the root, sorted.
+fn files_with(tree: &Tree, extensions: &[&str], needle: &str) -> Vec<String> {
+    let root = tree.root.as_path();
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -447,6 +499,9 @@ fn files_with(root: &Path, extensions: &[&str], needle: &str) -> Vec<String> {
                 continue;
             };
             let path = entry.path();
+            if tree.left_out(&path) {
+                continue;
+            }
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file()

@@ -429,11 +429,6 @@ impl Invocation {
                 argv.extend(ids);
             }
             Runner::Cargo => {
-                // The copy's own target directory, also when the environment names a shared
-                // one: the build may only write inside the copy.
-                if !self.rest.iter().any(|a| a.starts_with("--target-dir")) {
-                    argv.extend(["--target-dir", "target"].map(String::from));
-                }
                 argv.push("--".to_owned());
                 argv.extend(after);
                 argv.extend(ids);
@@ -544,7 +539,7 @@ mod tests {
                 None,
                 ids(&["tests::crlf", "tests::k1"])
             ),
-            "cargo test -p parser --target-dir target -- --nocapture tests::crlf tests::k1"
+            "cargo test -p parser -- --nocapture tests::crlf tests::k1"
         );
         let selection = Selection {
             ids: vec!["TestA".into(), "TestK1".into()],

@@ -48,7 +48,18 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
         let end = (end as isize + changed.len() as isize - text.len() as isize) as usize;
         changed[start..end].to_owned()
     };
-    let mut canaries = vec![copy(&names.repeat, Vec::new())];
+    // The target itself called twice with the same `*testing.T`: a call count changes its
+    // answer. A parallel test cannot call `t.Parallel` twice; it gets the renamed copy.
+    let repeat = if text_of(function, text).contains(".Parallel()") {
+        copy(&names.repeat, Vec::new())
+    } else {
+        format!(
+            "func {}{} {{\n\t{leaf}({param})\n\t{leaf}({param})\n}}",
+            names.repeat,
+            text_of(parameters, text)
+        )
+    };
+    let mut canaries = vec![repeat];
     let mutated = expected_literal(function, text)
         .and_then(|literal| {
             Some((
@@ -209,6 +220,7 @@ mod tests {
             repeat: "TestKr".into(),
             mutated: "TestKm".into(),
             moved: "TestKv".into(),
+            file: "kv".into(),
         }
     }
 
@@ -237,7 +249,7 @@ mod tests {
         let built = build(&target, FILE, &names()).unwrap();
         assert_eq!(
             built.with_canaries,
-            "package words\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestCount(t *testing.T) {\n\tif got := Count(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestKr(t *testing.T) {\n\tif got := Count(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestKm(t *testing.T) {\n\tif got := Count(\"a  b\"); got != (2 + 1) {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestKf(t *testing.T) {\n\tt.Fatal(\"efix canary: this test always fails\")\n}\n\nfunc TestTrim(t *testing.T) {\n\t_ = strings.TrimSpace(\"\")\n}\n"
+            "package words\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestCount(t *testing.T) {\n\tif got := Count(\"a  b\"); got != 2 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestKr(t *testing.T) {\n\tTestCount(t)\n\tTestCount(t)\n}\n\nfunc TestKm(t *testing.T) {\n\tif got := Count(\"a  b\"); got != (2 + 1) {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\nfunc TestKf(t *testing.T) {\n\tt.Fatal(\"efix canary: this test always fails\")\n}\n\nfunc TestTrim(t *testing.T) {\n\t_ = strings.TrimSpace(\"\")\n}\n"
         );
         assert_eq!(
             built.moved,

@@ -72,7 +72,27 @@ pub(super) fn build(
         let end = whole.end_byte() + changed.len() - text.len();
         changed[start..end].to_owned()
     };
-    let mut canaries = vec![copy(&names.repeat, Vec::new())];
+    // The target's callback, evaluated once, called twice from one test: the same function
+    // object runs again, so a call count or state keyed on the callback changes its answer. A
+    // callback that takes a parameter (`done`, tape's `t`) or counts its assertions gets the
+    // renamed copy.
+    let repeat = match call.callback {
+        Some(callback)
+            if callback
+                .child_by_field_name("parameters")
+                .is_none_or(|p| p.named_child_count() == 0)
+                && callback.child_by_field_name("parameter").is_none()
+                && !text_of(callback, text).contains(".assertions(") =>
+        {
+            let wrapper = format!(
+                "async function () {{\n{indent}  const body = {};\n{indent}  await body.call(this);\n{indent}  await body.call(this);\n{indent}}}",
+                text_of(callback, text)
+            );
+            copy(&names.repeat, vec![(callback.byte_range(), wrapper)])
+        }
+        _ => copy(&names.repeat, Vec::new()),
+    };
+    let mut canaries = vec![repeat];
     let mutated = call
         .body
         .and_then(|body| expected_literal(body, text))
@@ -293,6 +313,7 @@ mod tests {
             repeat: "kr".into(),
             mutated: "km".into(),
             moved: "kv".into(),
+            file: "kv".into(),
         }
     }
 
@@ -316,7 +337,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             built.with_canaries,
-            "const assert = require('assert');\n\ndescribe('parse', function () {\n  it('reads seconds', function () {\n    assert.strictEqual(parse('10s'), 10000);\n  });\n\n  it('kr', function () {\n    assert.strictEqual(parse('10s'), 10000);\n  });\n\n  it('km', function () {\n    assert.strictEqual(parse('10s'), (10000 + 1));\n  });\n\n  it('kf', () => {\n    throw new Error('efix canary: this test always fails');\n  });\n\n  it('reads ms', function () {\n    assert.ok(parse('1ms'));\n  });\n});\n"
+            "const assert = require('assert');\n\ndescribe('parse', function () {\n  it('reads seconds', function () {\n    assert.strictEqual(parse('10s'), 10000);\n  });\n\n  it('kr', async function () {\n    const body = function () {\n    assert.strictEqual(parse('10s'), 10000);\n  };\n    await body.call(this);\n    await body.call(this);\n  });\n\n  it('km', function () {\n    assert.strictEqual(parse('10s'), (10000 + 1));\n  });\n\n  it('kf', () => {\n    throw new Error('efix canary: this test always fails');\n  });\n\n  it('reads ms', function () {\n    assert.ok(parse('1ms'));\n  });\n});\n"
         );
         assert!(
             built

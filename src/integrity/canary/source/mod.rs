@@ -17,14 +17,16 @@ use tree_sitter::{Language, Node, Parser, Tree};
 
 use super::runner::Runner;
 
-/// The names the canaries of one target carry. They are derived from a digest of the change,
-/// so they differ from run to run and carry no fixed marker a cheat could look for.
+/// The names the canaries of one target carry (`names` chooses them from the target's name
+/// and its file's words, by a digest of the change).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Names {
     pub fail: String,
     pub repeat: String,
     pub mutated: String,
     pub moved: String,
+    /// The moved file's stem (and cargo's module for it).
+    pub file: String,
 }
 
 /// Where the target test is: its file and its name as a path of containers and the leaf
@@ -84,12 +86,11 @@ pub(crate) fn moved_path(runner: Runner, file: &str, names: &Names) -> String {
             .unwrap_or_default(),
     };
     let stem = match runner {
-        Runner::Pytest | Runner::Unittest => format!("test_{}", names.moved),
         // Cargo makes a test crate of every `.rs` directly in `tests/` (and `examples/`,
         // `benches/`, `src/bin/`): the moved copy, a module the target's file includes by
         // `#[path]`, goes one directory down, where no target is discovered.
-        Runner::Cargo => format!("{}/mod", names.moved),
-        _ => names.moved.clone(),
+        Runner::Cargo => format!("{}/mod", names.file),
+        _ => names.file.clone(),
     };
     format!("{dir}{stem}{suffix}")
 }
@@ -215,7 +216,8 @@ mod tests {
             fail: "a".into(),
             repeat: "b".into(),
             mutated: "c".into(),
-            moved: "k1".into(),
+            moved: "d".into(),
+            file: "k1".into(),
         };
         assert_eq!(
             moved_path(Runner::Jest, "src/parse.test.ts", &names),
@@ -223,7 +225,7 @@ mod tests {
         );
         assert_eq!(
             moved_path(Runner::Pytest, "tests/t.py", &names),
-            "tests/test_k1.py"
+            "tests/k1.py"
         );
         assert_eq!(
             moved_path(Runner::Go, "p/x_test.go", &names),

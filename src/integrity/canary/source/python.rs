@@ -59,7 +59,9 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
             names.fail
         ),
     };
-    let mut canaries = vec![copy(&names.repeat)];
+    let repeat =
+        called_twice(&found, text, &names.repeat, &indent).unwrap_or_else(|| copy(&names.repeat));
+    let mut canaries = vec![repeat];
     let mutated = expected_literal(found.function, text).and_then(|literal| {
         let new = mutate_literal(literal.kind(), text_of(literal, text))?;
         let edits = vec![
@@ -103,10 +105,45 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
     })
 }
 
-/// The class name of the moved copy: pytest collects classes named `Test*`.
+/// A test that calls the target itself twice, so the same function (same code object, same
+/// class, same thread) runs again in one invocation: state keyed on the caller's frame or on
+/// a call count changes its answer. It takes the target's parameters (pytest gives it the
+/// same fixtures). `None` when the call cannot be written plainly (decorated, async, or
+/// parameters with defaults or stars); the renamed copy stands in for it.
+fn called_twice(found: &Found<'_>, text: &str, name: &str, indent: &str) -> Option<String> {
+    if found.whole.id() != found.function.id() || text_of(found.function, text).starts_with("async")
+    {
+        return None;
+    }
+    let parameters = found.function.child_by_field_name("parameters")?;
+    let mut cursor = parameters.walk();
+    let params: Vec<&str> = parameters
+        .named_children(&mut cursor)
+        .map(|p| (p.kind() == "identifier").then(|| text_of(p, text)))
+        .collect::<Option<_>>()?;
+    let leaf = text_of(found.function.child_by_field_name("name")?, text);
+    let (callee, args) = match (found.class, params.split_first()) {
+        (Some(_), Some((first, rest))) => (format!("{first}.{leaf}"), rest),
+        (Some(_), None) => return None,
+        (None, _) => (leaf.to_owned(), params.as_slice()),
+    };
+    let call = format!("{callee}({})", args.join(", "));
+    Some(format!(
+        "def {name}({}):\n{indent}    {call}\n{indent}    {call}",
+        params.join(", ")
+    ))
+}
+
+/// The class name of the moved copy: pytest collects classes named `Test*`; `Test` and the
+/// moved file's word (`test_tokens.py` holds `TestTokens`).
 pub(crate) fn moved_class(names: &Names) -> String {
-    let tail = names.moved.trim_start_matches("test_");
-    format!("Test{tail}")
+    let word = names.file.trim_start_matches("test_");
+    let mut chars = word.chars();
+    let head: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
+    format!("Test{head}{}", chars.as_str())
 }
 
 struct Found<'t> {
@@ -249,6 +286,7 @@ mod tests {
             repeat: "test_kr".into(),
             mutated: "test_km".into(),
             moved: "test_kv".into(),
+            file: "test_kv".into(),
         }
     }
 
@@ -266,7 +304,7 @@ mod tests {
         let built = build(&target(&["test_two"]), PYTEST_FILE, &names()).unwrap();
         assert_eq!(
             built.with_canaries,
-            "from words import count\n\n\ndef test_one():\n    assert count(\"a\") == 1\n\n\ndef test_two():\n    got = count(\"a  b\")\n    assert got == 2\n\ndef test_kr():\n    got = count(\"a  b\")\n    assert got == 2\n\ndef test_km():\n    got = count(\"a  b\")\n    assert got == (2 + 1)\n\ndef test_kf():\n    assert 1 == 2, \"efix canary: this test always fails\"\n\n\ndef test_after():\n    pass\n"
+            "from words import count\n\n\ndef test_one():\n    assert count(\"a\") == 1\n\n\ndef test_two():\n    got = count(\"a  b\")\n    assert got == 2\n\ndef test_kr():\n    test_two()\n    test_two()\n\ndef test_km():\n    got = count(\"a  b\")\n    assert got == (2 + 1)\n\ndef test_kf():\n    assert 1 == 2, \"efix canary: this test always fails\"\n\n\ndef test_after():\n    pass\n"
         );
         assert_eq!(built.no_mutation, None);
         assert_eq!(
@@ -285,7 +323,7 @@ mod tests {
         assert!(built.with_canaries.contains(
             "\n\n    def test_kf(self):\n        self.fail(\"efix canary: this test always fails\")\n\n    def test_three"
         ));
-        assert!(built.moved.contains("class Testkv(unittest.TestCase):"));
+        assert!(built.moved.contains("class TestKv(unittest.TestCase):"));
         assert!(built.moved.contains("    def test_kv(self):"));
     }
 

@@ -66,7 +66,30 @@ pub(super) fn build(
         let end = (end as isize + changed.len() as isize - text.len() as isize) as usize;
         changed[start..end].to_owned()
     };
-    let mut canaries = vec![copy(&names.repeat, Vec::new())];
+    // The target itself called twice from one test, on one thread: a `thread_local!` or a
+    // call count changes its answer. An async test (its attribute builds a runtime) or one
+    // with parameters gets the renamed copy instead.
+    let plain = function
+        .child_by_field_name("parameters")
+        .is_some_and(|p| p.named_child_count() == 0)
+        && !text_of(function, text)[..name.start_byte() - function.start_byte()].contains("async");
+    let repeat = if plain {
+        let returns = function
+            .child_by_field_name("return_type")
+            .map(|r| format!(" -> {}", text_of(r, text)));
+        let body = match &returns {
+            Some(_) => format!("{leaf}()?;\n{indent}    {leaf}()"),
+            None => format!("{leaf}();\n{indent}    {leaf}();"),
+        };
+        format!(
+            "{attributes}\n{indent}fn {}(){} {{\n{indent}    {body}\n{indent}}}",
+            names.repeat,
+            returns.unwrap_or_default()
+        )
+    } else {
+        copy(&names.repeat, Vec::new())
+    };
+    let mut canaries = vec![repeat];
     let mutated = expected_literal(function, text)
         .and_then(|literal| Some((literal, mutate(literal.kind(), text_of(literal, text))?)))
         .map(|(literal, new)| copy(&names.mutated, vec![(literal.byte_range(), new)]));
@@ -83,7 +106,7 @@ pub(super) fn build(
     ));
     canaries.push(format!(
         "#[path = {moved_abs:?}]\n{indent}mod {};",
-        names.moved
+        names.file
     ));
     let inserted: String = canaries
         .iter()
@@ -210,6 +233,7 @@ mod tests {
             repeat: "kr".into(),
             mutated: "km".into(),
             moved: "kv".into(),
+            file: "kmod".into(),
         }
     }
 
@@ -224,7 +248,7 @@ mod tests {
         let built = build(&target, LIB, &names(), "/s/src/kv.rs").unwrap();
         assert_eq!(
             built.with_canaries,
-            "pub fn get() -> Option<&'static str> { None }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn crlf() {\n        assert_eq!(get(), Some(\"v\"));\n    }\n\n    #[test]\n    fn kr() {\n        assert_eq!(get(), Some(\"v\"));\n    }\n\n    #[test]\n    fn km() {\n        assert_eq!(get(), Some(\"v (changed by efix)\"));\n    }\n\n    #[test]\n    fn kf() {\n        assert_eq!(1, 2, \"efix canary: this test always fails\");\n    }\n\n    #[path = \"/s/src/kv.rs\"]\n    mod kv;\n}\n"
+            "pub fn get() -> Option<&'static str> { None }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn crlf() {\n        assert_eq!(get(), Some(\"v\"));\n    }\n\n    #[test]\n    fn kr() {\n        crlf();\n        crlf();\n    }\n\n    #[test]\n    fn km() {\n        assert_eq!(get(), Some(\"v (changed by efix)\"));\n    }\n\n    #[test]\n    fn kf() {\n        assert_eq!(1, 2, \"efix canary: this test always fails\");\n    }\n\n    #[path = \"/s/src/kv.rs\"]\n    mod kmod;\n}\n"
         );
         assert_eq!(
             built.moved,
