@@ -20,5 +20,6 @@ pub(crate) mod discovery;
 pub mod harness;
 pub(crate) mod pattern;
 pub(crate) mod proof;
+pub mod reads;
 pub mod special_case;
 pub mod test_detection;
