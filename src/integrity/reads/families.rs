@@ -5,7 +5,7 @@
 //! followed; `*x` matches any path ending in `x`) and `#git-path? @read` (a string, spelled
 //! or built from constants, with a `.git` path segment).
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use tree_sitter::{Language, Query};
 
@@ -142,25 +142,22 @@ impl Lang {
 /// `Err` with the reason (a unit test keeps them all compiling).
 type Compiled = Vec<Result<Query, String>>;
 
-static QUERIES: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
-    Lang::ALL
-        .iter()
-        .map(|lang| {
-            let grammar = lang.grammar();
-            FAMILIES
-                .iter()
-                .map(|family| {
-                    Query::new(&grammar, family.sources[lang.query_set()])
-                        .map_err(|e| format!("{} ({lang:?}): {e}", family.rule))
-                })
-                .collect()
-        })
-        .collect()
-});
+/// Compiled on first use, one language at a time (compiling every grammar's queries costs
+/// more than reading a change).
+static QUERIES: [OnceLock<Compiled>; 6] = [const { OnceLock::new() }; 6];
 
 /// The compiled queries of `lang`, one per family in [`FAMILIES`] order.
 pub(crate) fn queries(lang: Lang) -> &'static [Result<Query, String>] {
-    QUERIES.get(lang.index()).map(Vec::as_slice).unwrap_or(&[])
+    QUERIES[lang.index()].get_or_init(|| {
+        let grammar = lang.grammar();
+        FAMILIES
+            .iter()
+            .map(|family| {
+                Query::new(&grammar, family.sources[lang.query_set()])
+                    .map_err(|e| format!("{} ({lang:?}): {e}", family.rule))
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]

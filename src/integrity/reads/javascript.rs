@@ -129,7 +129,7 @@ impl<'t> JavaScript<'t> {
     /// A property key as written or computed from constants.
     fn key(&self, key: Node<'t>) -> String {
         match key.kind() {
-            "property_identifier" => self.scope.text(key).to_owned(),
+            "property_identifier" | "identifier" => self.scope.text(key).to_owned(),
             "computed_property_name" => key
                 .named_child(0)
                 .and_then(|k| self.constant(k, 0))
@@ -383,7 +383,18 @@ impl<'t> Resolver<'t> for JavaScript<'t> {
             "function_declaration" | "function_expression" | "class_declaration" => {
                 is_field("name")
             }
-            "formal_parameters" | "required_parameter" | "optional_parameter" => true,
+            "formal_parameters"
+            | "required_parameter"
+            | "optional_parameter"
+            | "object_pattern"
+            | "array_pattern"
+            | "rest_pattern"
+            | "object_assignment_pattern"
+            | "catch_clause" => true,
+            "pair_pattern" => is_field("value"),
+            "assignment_pattern" => is_field("left"),
+            "arrow_function" => is_field("parameter"),
+            "for_in_statement" => is_field("left"),
             _ => false,
         };
         !bound && !inside(node, &["import_statement", "import_clause"], 3)

@@ -153,11 +153,17 @@ fn hits(lang: Lang, text: &str, rows: Option<&[usize]>) -> Vec<Hit> {
     if parser.set_language(&lang.grammar()).is_err() {
         return Vec::new();
     }
-    let Some(tree) = parser.parse(text, None) else {
+    // Rust macros take token trees, which tree-sitter does not parse as expressions: read
+    // `format!(...)` as the call `format_(...)`, which keeps every byte where it was.
+    let source = match lang {
+        Lang::Rust => macros_as_calls(text),
+        _ => text.to_owned(),
+    };
+    let Some(tree) = parser.parse(&source, None) else {
         return Vec::new();
     };
     let root = tree.root_node();
-    let resolver = resolver(lang, root, text);
+    let resolver = resolver(lang, root, &source);
     let mut paths: HashMap<usize, Vec<String>> = HashMap::new();
     let mut out: Vec<Hit> = Vec::new();
     let on_rows = |node: Node<'_>| match rows {
@@ -182,7 +188,7 @@ fn hits(lang: Lang, text: &str, rows: Option<&[usize]>) -> Vec<Hit> {
             };
             cursor.set_point_range(Point::new(*first, 0)..Point::new(last + 1, 0));
         }
-        let mut matches = cursor.matches(query, root, text.as_bytes());
+        let mut matches = cursor.matches(query, root, source.as_bytes());
         while let Some(found) = matches.next() {
             let Some(node) = found
                 .captures
@@ -212,12 +218,15 @@ fn hits(lang: Lang, text: &str, rows: Option<&[usize]>) -> Vec<Hit> {
                     .collect();
                 let result = match &*predicate.operator {
                     "reads?" => {
-                        if !resolver.is_reference(node) {
-                            None
-                        } else {
-                            let candidates = paths
-                                .entry(node.id())
-                                .or_insert_with(|| resolver.paths(node, 0));
+                        // A node is resolved once, whichever families ask.
+                        let candidates = paths.entry(node.id()).or_insert_with(|| {
+                            if resolver.is_reference(node) {
+                                resolver.paths(node, 0)
+                            } else {
+                                Vec::new()
+                            }
+                        });
+                        {
                             candidates
                                 .iter()
                                 .find_map(|p| strings.iter().find(|e| path_matches(p, e)))
@@ -250,6 +259,29 @@ fn hits(lang: Lang, text: &str, rows: Option<&[usize]>) -> Vec<Hit> {
     }
     out.sort_by_key(|h| (h.row, h.family));
     out
+}
+
+/// Rust source with every macro invocation whose arguments are in parentheses or brackets
+/// (`format!(..)`, `vec![..]`) turned into a call or an index of the same length, so the
+/// arguments parse as expressions.
+fn macros_as_calls(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    for (i, byte) in bytes.iter().enumerate() {
+        if *byte != b'!' || i == 0 {
+            continue;
+        }
+        let before = bytes[i - 1];
+        let after = bytes[i + 1..]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .copied();
+        if (before.is_ascii_alphanumeric() || before == b'_') && matches!(after, Some(b'(' | b'[')) {
+            out[i] = b'_';
+        }
+    }
+    // Only an ASCII byte was replaced by another, so the text is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
 }
 
 /// Whether a resolved path is a table entry: equal, or ending in the text after `*`.

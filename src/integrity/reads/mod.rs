@@ -19,6 +19,8 @@
 
 mod families;
 mod go;
+#[cfg(test)]
+mod honest;
 mod javascript;
 mod matcher;
 mod python;
