@@ -76,6 +76,17 @@ pub fn run(records: &[Value], inputs: &[(String, String, MemoryFiles)], policy: 
             .iter()
             .filter_map(|i| RULES.iter().find(|r| **r == i.rule).copied())
             .collect();
+        // Reads of process state are flags for review, not refusals: counted beside them.
+        let reads = efix::integrity::reads::process_reads(&report.changes);
+        rules.extend(reads.iter().map(|r| r.rule));
+        if verbose {
+            for r in &reads {
+                println!(
+                    "{} {source} {}: {}:{} reads `{}` ({})",
+                    record["instance_id"], r.rule, r.path, r.line, r.read, r.what
+                );
+            }
+        }
         rules.sort_unstable();
         rules.dedup();
         let total = totals.entry(source.clone()).or_default();

@@ -32,6 +32,7 @@ pub(crate) mod guard;
 pub mod harness;
 pub(crate) mod pattern;
 pub(crate) mod proof;
+pub mod reads;
 pub mod special_case;
 pub mod test_detection;
 pub mod test_policy;

@@ -22,6 +22,23 @@ pub(crate) fn check(id: &str, passed: bool, detail: &str) -> CheckRecord {
     }
 }
 
+/// One flagged check per family of reads of process state the change adds to non-test code
+/// (`check.reads.argv`, ...), each listing where and what: a read has legitimate uses, so it
+/// never blocks the round, but a proven round holding one ends `fixed-flagged`.
+pub(crate) fn read_flags(changes: &[FileChange]) -> Vec<CheckRecord> {
+    let flags = crate::integrity::reads::process_reads(changes);
+    crate::integrity::reads::rules()
+        .filter_map(|rule| {
+            let details: Vec<String> = flags
+                .iter()
+                .filter(|f| f.rule == rule)
+                .map(|f| format!("{}:{} reads `{}` ({})", f.path, f.line, f.read, f.what))
+                .collect();
+            (!details.is_empty()).then(|| CheckRecord::flagged(rule, details.join("; ")))
+        })
+        .collect()
+}
+
 pub(crate) fn summary(issues: &[Issue]) -> String {
     issues
         .iter()

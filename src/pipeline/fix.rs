@@ -12,7 +12,7 @@ use crate::policy::Issue;
 
 use super::answer::answer;
 use super::call::Failure;
-use super::checks::{apply_detail, check, policy_checks, summary};
+use super::checks::{apply_detail, check, policy_checks, read_flags, summary};
 use super::ctx::Ctx;
 use super::{PipelineError, prevent, prove};
 
@@ -210,6 +210,10 @@ fn run_round(
     let guard_issue = prevent::guard(ctx, &tests_only, &proof, &mut round);
     let mut issues = proof.issues;
     issues.extend(guard_issue);
+    // Once proven, the reads the change adds are flagged for review; they never block.
+    if issues.is_empty() {
+        round.checks.extend(read_flags(&report.changes));
+    }
     decide(ctx, number, &report, round, issues)
 }
 

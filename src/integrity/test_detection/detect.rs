@@ -114,9 +114,9 @@ impl<'a> Middle<'a> {
     }
 }
 
-/// 0-based indices of the lines of `after` that are not in `before`.
-#[cfg(test)]
-fn added_lines(before: &str, after: &str) -> Vec<usize> {
+/// 0-based indices of the lines of `after` that are not in `before` (the reads matcher counts
+/// only what a change adds, as the families do).
+pub(crate) fn added_lines(before: &str, after: &str) -> Vec<usize> {
     Middle::of(before, after).added_lines()
 }
 

@@ -28,4 +28,6 @@ mod python;
 mod rust;
 
 pub use added::{Detection, Family};
+pub(crate) use detect::added_lines;
 pub use detect::{is_read, test_detections};
+pub(crate) use rust::test_rows;

@@ -135,6 +135,15 @@ struct Layout {
     in_bodies: Vec<usize>,
 }
 
+/// 0-based row ranges of the test code of a Rust file (items under `#[test]` or a positive
+/// `#[cfg(test)]`, or the whole file under `#![cfg(test)]`), so every static rule skips the
+/// same code.
+pub(crate) fn test_rows(text: &str) -> Vec<RangeInclusive<usize>> {
+    parse(text)
+        .map(|tree| layout(text, &tree).tests)
+        .unwrap_or_default()
+}
+
 fn layout(text: &str, tree: &Tree) -> Layout {
     let bytes = text.as_bytes();
     let mut out = Layout::default();

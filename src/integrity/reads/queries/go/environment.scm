@@ -1,0 +1,14 @@
+; The process's environment variables.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (selector_expression) (call_expression)] @read
+  (#reads? @read
+    "os.Getenv"
+    "os.LookupEnv"
+    "os.Environ"
+    "os.ExpandEnv"
+    "os.Setenv"
+    "os.Unsetenv"
+    "syscall.Getenv"
+    "syscall.Environ"))

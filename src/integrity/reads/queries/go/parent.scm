@@ -1,0 +1,8 @@
+; The parent process.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (selector_expression) (call_expression)] @read
+  (#reads? @read
+    "os.Getppid"
+    "syscall.Getppid"))

@@ -1,0 +1,9 @@
+; The process's environment variables.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (member_expression) (subscript_expression) (call_expression)] @read
+  (#reads? @read
+    "process.env"
+    "Deno.env"
+    "Bun.env"))

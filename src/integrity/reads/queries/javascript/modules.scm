@@ -1,0 +1,12 @@
+; The module registry: which modules are loaded, and the main one.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (member_expression) (subscript_expression) (call_expression)] @read
+  (#reads? @read
+    "require.cache"
+    "require.main"
+    "module.children"
+    "module.parent"
+    "module._cache"
+    "process.mainModule"))

@@ -1,0 +1,9 @@
+; The working directory.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (attribute) (subscript) (call)] @read
+  (#reads? @read
+    "os.getcwd"
+    "os.getcwdb"
+    "pathlib.Path.cwd"))

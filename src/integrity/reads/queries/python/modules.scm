@@ -1,0 +1,8 @@
+; The module registry: which modules are loaded, and the main one.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (attribute) (subscript) (call)] @read
+  (#reads? @read
+    "sys.modules"
+    "__main__"))

@@ -1,0 +1,8 @@
+; The arguments the process was started with.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (scoped_identifier) (field_expression) (call_expression)] @read
+  (#reads? @read
+    "std.env.args"
+    "std.env.args_os"))

@@ -1,0 +1,7 @@
+; The working directory.
+; `#reads?` holds when the capture stands for one of the paths (aliases followed, names
+; built from constants resolved); `*x` is any path ending in `x`.
+
+([(identifier) (scoped_identifier) (field_expression) (call_expression)] @read
+  (#reads? @read
+    "std.env.current_dir"))
