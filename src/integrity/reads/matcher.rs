@@ -13,8 +13,8 @@ use super::python::Python;
 use super::rust::Rust;
 use super::scope::Resolver;
 use crate::integrity::test_detection::{added_lines, test_rows};
+use crate::integrity::test_policy::is_test_path;
 use crate::patch::FileChange;
-use crate::policy::test_integrity::is_test_path;
 
 /// At most this many characters of a read are quoted.
 const QUOTED_CHARS: usize = 60;
@@ -276,7 +276,8 @@ fn macros_as_calls(text: &str) -> String {
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
-        if (before.is_ascii_alphanumeric() || before == b'_') && matches!(after, Some(b'(' | b'[')) {
+        if (before.is_ascii_alphanumeric() || before == b'_') && matches!(after, Some(b'(' | b'['))
+        {
             out[i] = b'_';
         }
     }
