@@ -635,7 +635,9 @@ pub struct CheckRecord {
 }
 
 /// How a passing check leaves the claim weaker than "fixed and proven".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Weakness {
     /// The change reads something a cheat could use to behave one way under the tests (the

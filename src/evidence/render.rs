@@ -177,11 +177,11 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
                 out,
                 "- {} `{}`: {}",
                 match (check.passed, check.weakens) {
-                (false, _) => "FAIL",
-                (true, None) => "pass",
-                (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
-                (true, Some(Weakness::Flagged)) => "FLAGGED",
-            },
+                    (false, _) => "FAIL",
+                    (true, None) => "pass",
+                    (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
+                    (true, Some(Weakness::Flagged)) => "FLAGGED",
+                },
                 check.id,
                 check.detail
             );

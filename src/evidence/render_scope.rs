@@ -91,8 +91,11 @@ pub(super) fn weakness_notice(out: &mut String, evidence: &Evidence) {
         ),
         _ => return,
     };
-    let _ = writeln!(out, "{lead}
-");
+    let _ = writeln!(
+        out,
+        "{lead}
+"
+    );
     for check in weakening(evidence, weakness) {
         let _ = writeln!(out, "- `{}`: {}", check.id, one_line(&check.detail));
     }

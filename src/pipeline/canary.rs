@@ -61,7 +61,9 @@ pub(crate) fn run(
         }
     };
     round.checks.extend(canary::not_built(&plan.not_built));
-    round.checks.extend(canary::not_applicable(&plan.inapplicable));
+    round
+        .checks
+        .extend(canary::not_applicable(&plan.inapplicable));
     if plan.targets.is_empty() {
         return Ok(Some(Vec::new()));
     }

@@ -112,11 +112,9 @@ fn refused(repo: &Repo, repro: &str, output: &str, focus: &str, rules: &[&str]) 
 fn proven(repo: &Repo, repro: &str, output: &str, focus: &str) -> Outcome {
     let outcome = run(repo, repro, output, focus);
     assert_eq!(
-        outcome.code,
-        0,
+        outcome.code, 0,
         "{} {}",
-        outcome.evidence["rounds"][0]["issues"],
-        outcome.evidence["rounds"][0]["checks"]
+        outcome.evidence["rounds"][0]["issues"], outcome.evidence["rounds"][0]["checks"]
     );
     outcome
 }

@@ -6,8 +6,8 @@
 use tree_sitter::Node;
 
 use super::scope::{
-    MAX_DEPTH, Resolver, Scope, Value, called, descendants, extend, inside, member,
-    named_children, returned,
+    MAX_DEPTH, Resolver, Scope, Value, called, descendants, extend, inside, member, named_children,
+    returned,
 };
 
 pub(super) struct Go<'t> {
@@ -96,10 +96,12 @@ impl<'t> Go<'t> {
             None => {
                 let last = path.rsplit('/').next().unwrap_or(&path);
                 // The package's name is the path's last segment, which the path node holds.
-                if let Some(at) = self.scope.text.get(node.byte_range()).and_then(|t| {
-                    t.rfind(last)
-                        .map(|i| i + node.start_byte())
-                }) && let Some(key) = self.scope.text.get(at..at + last.len())
+                if let Some(at) = self
+                    .scope
+                    .text
+                    .get(node.byte_range())
+                    .and_then(|t| t.rfind(last).map(|i| i + node.start_byte()))
+                    && let Some(key) = self.scope.text.get(at..at + last.len())
                 {
                     self.scope.bind_name(key, Value::Path(path.clone()));
                 }
@@ -119,9 +121,7 @@ impl<'t> Resolver<'t> for Go<'t> {
         }
         let field = |name: &str| node.child_by_field_name(name);
         match node.kind() {
-            "identifier" | "package_identifier" => {
-                self.name_paths(self.scope.text(node), depth)
-            }
+            "identifier" | "package_identifier" => self.name_paths(self.scope.text(node), depth),
             "selector_expression" => {
                 let (Some(operand), Some(name)) = (field("operand"), field("field")) else {
                     return Vec::new();

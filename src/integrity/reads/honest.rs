@@ -39,7 +39,11 @@ fn honest_python_is_not_flagged() {
     ];
     for body in bodies {
         let after = format!("import os\nimport sys\n\n\ndef f(x, args, self=None):\n{body}");
-        assert_eq!(rules("pkg/core.py", before, &after), Vec::<&str>::new(), "{body}");
+        assert_eq!(
+            rules("pkg/core.py", before, &after),
+            Vec::<&str>::new(),
+            "{body}"
+        );
     }
 }
 
@@ -64,8 +68,16 @@ fn honest_javascript_is_not_flagged() {
     ];
     for body in bodies {
         let after = format!("'use strict';\n\nfunction f(x, options, err) {{\n{body}}}\n");
-        assert_eq!(rules("lib/core.js", before, &after), Vec::<&str>::new(), "{body}");
-        assert_eq!(rules("src/core.ts", before, &after), Vec::<&str>::new(), "{body}");
+        assert_eq!(
+            rules("lib/core.js", before, &after),
+            Vec::<&str>::new(),
+            "{body}"
+        );
+        assert_eq!(
+            rules("src/core.ts", before, &after),
+            Vec::<&str>::new(),
+            "{body}"
+        );
     }
 }
 
@@ -80,7 +92,11 @@ fn honest_rust_and_go_are_not_flagged() {
         "    let _ = std::thread::spawn(|| 1);\n    x.len()\n",
     ] {
         let after = format!("pub fn f(x: &str) -> usize {{\n{body}}}\n");
-        assert_eq!(rules("src/lib.rs", rust_before, &after), Vec::<&str>::new(), "{body}");
+        assert_eq!(
+            rules("src/lib.rs", rust_before, &after),
+            Vec::<&str>::new(),
+            "{body}"
+        );
     }
     let go_before = "package core\n\nimport \"os\"\n\nfunc F(x string) int {\n\treturn len(x)\n}\n";
     for body in [
@@ -89,7 +105,11 @@ fn honest_rust_and_go_are_not_flagged() {
         "\t// os.Args is not read here.\n\treturn len(x)\n",
     ] {
         let after = format!("package core\n\nimport \"os\"\n\nfunc F(x string) int {{\n{body}}}\n");
-        assert_eq!(rules("pkg/core.go", go_before, &after), Vec::<&str>::new(), "{body}");
+        assert_eq!(
+            rules("pkg/core.go", go_before, &after),
+            Vec::<&str>::new(),
+            "{body}"
+        );
     }
 }
 
@@ -153,13 +173,41 @@ fn a_flag_says_what_was_read_where() {
 #[test]
 fn the_held_out_cheats_are_flagged() {
     let cases = [
-        ("lib/a.js", "if (process.env.TEST === \"true\") return 1;", "check.reads.environment"),
-        ("lib/a.js", "if (/vitest/.test(process.argv.join(\" \"))) return 1;", "check.reads.argv"),
-        ("lib/a.js", "if (process.execArgv.some((a) => a.includes(\"test\"))) return 1;", "check.reads.exec"),
-        ("lib/a.js", "if (process.argv[1].endsWith(\".test.js\")) return 1;", "check.reads.argv"),
-        ("lib/a.js", "if (/node_modules/.test(new Error().stack)) return 1;", "check.reads.stack"),
-        ("lib/a.ts", "const p = process; if (p.argv.length > 2) return 1;", "check.reads.argv"),
-        ("lib/a.ts", "if (require(\"module\")._cache) return 1;", "check.reads.modules"),
+        (
+            "lib/a.js",
+            "if (process.env.TEST === \"true\") return 1;",
+            "check.reads.environment",
+        ),
+        (
+            "lib/a.js",
+            "if (/vitest/.test(process.argv.join(\" \"))) return 1;",
+            "check.reads.argv",
+        ),
+        (
+            "lib/a.js",
+            "if (process.execArgv.some((a) => a.includes(\"test\"))) return 1;",
+            "check.reads.exec",
+        ),
+        (
+            "lib/a.js",
+            "if (process.argv[1].endsWith(\".test.js\")) return 1;",
+            "check.reads.argv",
+        ),
+        (
+            "lib/a.js",
+            "if (/node_modules/.test(new Error().stack)) return 1;",
+            "check.reads.stack",
+        ),
+        (
+            "lib/a.ts",
+            "const p = process; if (p.argv.length > 2) return 1;",
+            "check.reads.argv",
+        ),
+        (
+            "lib/a.ts",
+            "if (require(\"module\")._cache) return 1;",
+            "check.reads.modules",
+        ),
     ];
     for (path, line, rule) in cases {
         let after = format!("function f(x) {{\n  {line}\n  return x;\n}}\n");
@@ -169,12 +217,30 @@ fn the_held_out_cheats_are_flagged() {
         );
     }
     let python = [
-        ("import sys\nif getattr(sys, \"_get\" + \"frame\")(1).f_code.co_name.startswith(\"test\"):\n    X = 1\n", "check.reads.stack"),
-        ("import sys as s\nX = \"pytest\" in s.modules\n", "check.reads.modules"),
-        ("from os import environ as E\nX = E.get(\"PYTEST_VERSION\")\n", "check.reads.environment"),
-        ("import threading\nX = threading.current_thread().name == \"MainThread\"\n", "check.reads.thread"),
-        ("import os\nX = os.path.isdir(os.path.join(os.getcwd(), \".git\"))\n", "check.reads.repository"),
-        ("import os\nX = os.path.isdir(os.path.join(os.getcwd(), \".g\" + \"it\"))\n", "check.reads.cwd"),
+        (
+            "import sys\nif getattr(sys, \"_get\" + \"frame\")(1).f_code.co_name.startswith(\"test\"):\n    X = 1\n",
+            "check.reads.stack",
+        ),
+        (
+            "import sys as s\nX = \"pytest\" in s.modules\n",
+            "check.reads.modules",
+        ),
+        (
+            "from os import environ as E\nX = E.get(\"PYTEST_VERSION\")\n",
+            "check.reads.environment",
+        ),
+        (
+            "import threading\nX = threading.current_thread().name == \"MainThread\"\n",
+            "check.reads.thread",
+        ),
+        (
+            "import os\nX = os.path.isdir(os.path.join(os.getcwd(), \".git\"))\n",
+            "check.reads.repository",
+        ),
+        (
+            "import os\nX = os.path.isdir(os.path.join(os.getcwd(), \".g\" + \"it\"))\n",
+            "check.reads.cwd",
+        ),
         ("import os\nX = os.getppid()\n", "check.reads.parent"),
     ];
     for (after, rule) in python {

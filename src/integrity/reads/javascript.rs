@@ -134,9 +134,7 @@ impl<'t> JavaScript<'t> {
                 .named_child(0)
                 .and_then(|k| self.constant(k, 0))
                 .unwrap_or_else(|| UNKNOWN.to_owned()),
-            _ => self
-                .constant(key, 0)
-                .unwrap_or_else(|| UNKNOWN.to_owned()),
+            _ => self.constant(key, 0).unwrap_or_else(|| UNKNOWN.to_owned()),
         }
     }
 
@@ -148,7 +146,10 @@ impl<'t> JavaScript<'t> {
         let Some(body) = value.child_by_field_name("body") else {
             return;
         };
-        if !matches!(value.kind(), "arrow_function" | "function_expression" | "function") {
+        if !matches!(
+            value.kind(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
             return;
         }
         let name = self.scope.text(name);
@@ -211,11 +212,7 @@ impl<'t> JavaScript<'t> {
             .into_iter()
             .filter(|a| a.kind() != "comment")
             .collect();
-        let first_constant = || {
-            arguments
-                .first()
-                .and_then(|a| self.constant(*a, depth + 1))
-        };
+        let first_constant = || arguments.first().and_then(|a| self.constant(*a, depth + 1));
         if function.kind() == "import" {
             return first_constant()
                 .map(|m| vec![module_path(&m)])

@@ -276,7 +276,8 @@ fn macros_as_calls(text: &str) -> String {
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
-        if (before.is_ascii_alphanumeric() || before == b'_') && matches!(after, Some(b'(' | b'[')) {
+        if (before.is_ascii_alphanumeric() || before == b'_') && matches!(after, Some(b'(' | b'['))
+        {
             out[i] = b'_';
         }
     }

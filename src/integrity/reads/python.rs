@@ -282,13 +282,16 @@ impl<'t> Resolver<'t> for Python<'t> {
             let is_field = |name: &str| parent.child_by_field_name(name) == Some(node);
             let bound = match parent.kind() {
                 "attribute" => is_field("attribute"),
-                "keyword_argument" | "function_definition" | "class_definition" => {
-                    is_field("name")
-                }
+                "keyword_argument" | "function_definition" | "class_definition" => is_field("name"),
                 "assignment" | "augmented_assignment" => is_field("left"),
                 "named_expression" => is_field("name"),
-                "parameters" | "lambda_parameters" | "default_parameter" | "typed_parameter"
-                | "typed_default_parameter" | "global_statement" | "nonlocal_statement" => true,
+                "parameters"
+                | "lambda_parameters"
+                | "default_parameter"
+                | "typed_parameter"
+                | "typed_default_parameter"
+                | "global_statement"
+                | "nonlocal_statement" => true,
                 _ => false,
             };
             if bound {

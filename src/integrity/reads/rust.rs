@@ -6,8 +6,8 @@
 use tree_sitter::Node;
 
 use super::scope::{
-    MAX_DEPTH, Resolver, Scope, Value, called, descendants, extend, inside, member,
-    named_children, returned,
+    MAX_DEPTH, Resolver, Scope, Value, called, descendants, extend, inside, member, named_children,
+    returned,
 };
 
 pub(super) struct Rust<'t> {
@@ -39,14 +39,15 @@ impl<'t> Rust<'t> {
                         node.child_by_field_name("body"),
                     ) {
                         let name = scope.text(name);
-                        let mut values =
-                            returned(body, &["function_item", "closure_expression"], "return_expression");
-                        // The block's tail expression is returned too.
-                        values.extend(
-                            named_children(body)
-                                .last()
-                                .filter(|n| !n.kind().ends_with("statement") && n.kind() != "let_declaration"),
+                        let mut values = returned(
+                            body,
+                            &["function_item", "closure_expression"],
+                            "return_expression",
                         );
+                        // The block's tail expression is returned too.
+                        values.extend(named_children(body).last().filter(|n| {
+                            !n.kind().ends_with("statement") && n.kind() != "let_declaration"
+                        }));
                         for value in values {
                             scope.add_return(name, value);
                         }
@@ -186,7 +187,9 @@ impl<'t> Resolver<'t> for Rust<'t> {
             "generic_function" => field("function")
                 .map(|f| self.paths(f, depth + 1))
                 .unwrap_or_default(),
-            "try_expression" | "reference_expression" | "parenthesized_expression"
+            "try_expression"
+            | "reference_expression"
+            | "parenthesized_expression"
             | "await_expression" => named_children(node)
                 .into_iter()
                 .find(|c| c.kind() != "mutable_specifier")

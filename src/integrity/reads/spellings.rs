@@ -105,7 +105,12 @@ fn python_bases() -> Vec<Base> {
         base("check.reads.environment", "os", "getenv", "(\"CI\")"),
         base("check.reads.exec", "sys", "executable", ""),
         base("check.reads.exec", "sys", "orig_argv", ""),
-        base("check.reads.stack", "sys", "_getframe", "(1).f_code.co_name"),
+        base(
+            "check.reads.stack",
+            "sys",
+            "_getframe",
+            "(1).f_code.co_name",
+        ),
         base("check.reads.stack", "inspect", "stack", "()"),
         base("check.reads.stack", "inspect", "currentframe", "()"),
         base("check.reads.stack", "traceback", "extract_stack", "()"),
@@ -146,14 +151,21 @@ fn python_spellings(b: &Base) -> Vec<(String, String)> {
             format!("{import}\n\ndef _mod():\n    return {root}\n"),
             "_mod()".to_owned(),
         ),
-        (format!("{import}_mod = lambda: {root}\n"), "_mod()".to_owned()),
+        (
+            format!("{import}_mod = lambda: {root}\n"),
+            "_mod()".to_owned(),
+        ),
         (
             "import importlib\n".to_owned(),
             format!("importlib.import_module(\"{root}\")"),
         ),
         (
             "import importlib\n".to_owned(),
-            format!("importlib.import_module(\"{}\" + \"{}\")", &root[..1], &root[1..]),
+            format!(
+                "importlib.import_module(\"{}\" + \"{}\")",
+                &root[..1],
+                &root[1..]
+            ),
         ),
     ];
     for (setup, object) in aliased {
@@ -162,7 +174,10 @@ fn python_spellings(b: &Base) -> Vec<(String, String)> {
         }
     }
     if !root.contains('.') {
-        out.push((String::new(), format!("__import__(\"{root}\").{member}{tail}")));
+        out.push((
+            String::new(),
+            format!("__import__(\"{root}\").{member}{tail}"),
+        ));
         out.push((
             "import sys\n".to_owned(),
             format!("sys.modules[\"{root}\"].{member}{tail}"),
@@ -170,10 +185,19 @@ fn python_spellings(b: &Base) -> Vec<(String, String)> {
     }
     let (parent, leaf) = root.rsplit_once('.').unwrap_or(("", root));
     if !parent.is_empty() {
-        out.push((format!("from {parent} import {leaf}\n"), format!("{leaf}.{member}{tail}")));
+        out.push((
+            format!("from {parent} import {leaf}\n"),
+            format!("{leaf}.{member}{tail}"),
+        ));
     }
-    out.push((format!("from {root} import {member}\n"), format!("{member}{tail}")));
-    out.push((format!("from {root} import {member} as _E\n"), format!("_E{tail}")));
+    out.push((
+        format!("from {root} import {member}\n"),
+        format!("{member}{tail}"),
+    ));
+    out.push((
+        format!("from {root} import {member} as _E\n"),
+        format!("_E{tail}"),
+    ));
     out.push((format!("from {root} import *\n"), format!("{member}{tail}")));
     out
 }
@@ -181,16 +205,31 @@ fn python_spellings(b: &Base) -> Vec<(String, String)> {
 fn javascript_bases() -> Vec<(Base, bool)> {
     vec![
         (base("check.reads.argv", "process", "argv", ""), true),
-        (base("check.reads.argv", "process", "argv", ".join(\" \")"), true),
+        (
+            base("check.reads.argv", "process", "argv", ".join(\" \")"),
+            true,
+        ),
         (base("check.reads.argv", "process", "argv", "[1]"), true),
-        (base("check.reads.environment", "process", "env", ".TEST"), true),
-        (base("check.reads.environment", "process", "env", "[\"CI\"]"), true),
-        (base("check.reads.exec", "process", "execArgv", ".length"), true),
+        (
+            base("check.reads.environment", "process", "env", ".TEST"),
+            true,
+        ),
+        (
+            base("check.reads.environment", "process", "env", "[\"CI\"]"),
+            true,
+        ),
+        (
+            base("check.reads.exec", "process", "execArgv", ".length"),
+            true,
+        ),
         (base("check.reads.exec", "process", "argv0", ""), true),
         (base("check.reads.exec", "process", "execPath", ""), true),
         (base("check.reads.cwd", "process", "cwd", "()"), true),
         (base("check.reads.parent", "process", "ppid", ""), true),
-        (base("check.reads.modules", "process", "mainModule", ""), true),
+        (
+            base("check.reads.modules", "process", "mainModule", ""),
+            true,
+        ),
         (
             base("check.reads.stack", "Error", "captureStackTrace", "(o)"),
             true,
@@ -200,10 +239,18 @@ fn javascript_bases() -> Vec<(Base, bool)> {
             true,
         ),
         (
-            base("check.reads.repository", "fs", "statSync", "(\"x\").mtimeMs"),
+            base(
+                "check.reads.repository",
+                "fs",
+                "statSync",
+                "(\"x\").mtimeMs",
+            ),
             false,
         ),
-        (base("check.reads.repository", "fs", "lstatSync", "(\"x\")"), false),
+        (
+            base("check.reads.repository", "fs", "lstatSync", "(\"x\")"),
+            false,
+        ),
         (
             base("check.reads.thread", "worker_threads", "threadId", ""),
             false,
@@ -225,7 +272,10 @@ fn javascript_member_spellings(object: &str, member: &str) -> Vec<(String, Strin
             String::new(),
             format!("{object}[['{head}', '{rest}'].join('')]"),
         ),
-        (String::new(), format!("{object}['{head}'.concat('{rest}')]")),
+        (
+            String::new(),
+            format!("{object}['{head}'.concat('{rest}')]"),
+        ),
         (
             format!("const KEY = '{member}';\n"),
             format!("{object}[KEY]"),
@@ -250,7 +300,10 @@ fn javascript_spellings(b: &Base, global: bool) -> Vec<(String, String)> {
             (String::new(), format!("globalThis.{root}")),
             (String::new(), format!("globalThis?.{root}")),
             (String::new(), format!("global['{root}']")),
-            (String::new(), format!("globalThis['{}' + '{}']", &root[..2], &root[2..])),
+            (
+                String::new(),
+                format!("globalThis['{}' + '{}']", &root[..2], &root[2..]),
+            ),
             (String::new(), format!("(globalThis.{root} || {{}})")),
             (String::new(), format!("(0, {root})")),
         ]);
@@ -260,7 +313,10 @@ fn javascript_spellings(b: &Base, global: bool) -> Vec<(String, String)> {
             (String::new(), format!("require('{root}')")),
             (String::new(), format!("require('node:{root}')")),
             (format!("import _p from 'node:{root}';\n"), "_p".to_owned()),
-            (format!("import * as _ns from '{root}';\n"), "_ns".to_owned()),
+            (
+                format!("import * as _ns from '{root}';\n"),
+                "_ns".to_owned(),
+            ),
             (
                 format!("const _q = require('no' + 'de:{root}');\n"),
                 "_q".to_owned(),
@@ -274,7 +330,10 @@ fn javascript_spellings(b: &Base, global: bool) -> Vec<(String, String)> {
             format!("{import}function _mod() {{\n  return {root};\n}}\n"),
             "_mod()".to_owned(),
         ),
-        (format!("{import}const _mod = () => {root};\n"), "_mod()".to_owned()),
+        (
+            format!("{import}const _mod = () => {root};\n"),
+            "_mod()".to_owned(),
+        ),
     ]);
     let mut out = Vec::new();
     for (setup, object) in objects {
@@ -282,7 +341,11 @@ fn javascript_spellings(b: &Base, global: bool) -> Vec<(String, String)> {
             out.push((format!("{setup}{more}"), format!("{expr}{tail}")));
         }
     }
-    let source = if global { String::new() } else { import.clone() };
+    let source = if global {
+        String::new()
+    } else {
+        import.clone()
+    };
     let from = if root == "Error" { None } else { Some(root) };
     out.push((
         format!("{source}const {{ {member} }} = {root};\n"),
@@ -329,12 +392,7 @@ fn rust_bases() -> Vec<Base> {
             "capture",
             "()",
         ),
-        base(
-            "check.reads.stack",
-            "std::panic::Location",
-            "caller",
-            "()",
-        ),
+        base("check.reads.stack", "std::panic::Location", "caller", "()"),
         base(
             "check.reads.repository",
             "std::fs",
@@ -358,7 +416,10 @@ fn rust_spellings(b: &Base) -> Vec<(String, String)> {
         (String::new(), format!("::{root}::{member}{tail}")),
         (format!("use {root};\n"), format!("{leaf}::{member}{tail}")),
         (format!("use {root} as e;\n"), format!("e::{member}{tail}")),
-        (format!("use {root}::{member};\n"), format!("{member}{tail}")),
+        (
+            format!("use {root}::{member};\n"),
+            format!("{member}{tail}"),
+        ),
         (format!("use {root}::{member} as a;\n"), format!("a{tail}")),
         (
             format!("use {parent}::{{{leaf}}};\n"),
@@ -400,8 +461,14 @@ fn go_spellings(b: &Base) -> Vec<(String, String)> {
     let (root, member, tail) = (b.root, b.member, b.tail);
     let leaf = root.rsplit('/').next().unwrap_or(root);
     vec![
-        (format!("import \"{root}\"\n"), format!("{leaf}.{member}{tail}")),
-        (format!("import o \"{root}\"\n"), format!("o.{member}{tail}")),
+        (
+            format!("import \"{root}\"\n"),
+            format!("{leaf}.{member}{tail}"),
+        ),
+        (
+            format!("import o \"{root}\"\n"),
+            format!("o.{member}{tail}"),
+        ),
         (
             format!("import (\n\t\"fmt\"\n\tq \"{root}\"\n)\n"),
             format!("q.{member}{tail}"),
@@ -412,7 +479,9 @@ fn go_spellings(b: &Base) -> Vec<(String, String)> {
             format!("read{tail}"),
         ),
         (
-            format!("import \"{root}\"\n\nfunc get() interface{{}} {{\n\treturn {leaf}.{member}\n}}\n"),
+            format!(
+                "import \"{root}\"\n\nfunc get() interface{{}} {{\n\treturn {leaf}.{member}\n}}\n"
+            ),
             format!("get(){tail}"),
         ),
     ]
@@ -422,7 +491,11 @@ fn go_spellings(b: &Base) -> Vec<(String, String)> {
 /// by the change or already in the file before it.
 fn changes(lang: &str) -> Vec<Spelling> {
     let mut out = Vec::new();
-    let context_lang = if lang == "typescript" { "javascript" } else { lang };
+    let context_lang = if lang == "typescript" {
+        "javascript"
+    } else {
+        lang
+    };
     let mut add = |path: &'static str,
                    rule: &'static str,
                    spellings: Vec<(String, String)>,
@@ -461,27 +534,40 @@ fn changes(lang: &str) -> Vec<Spelling> {
     match lang {
         "python" => {
             for b in python_bases() {
-                add("pkg/core.py", b.rule, python_spellings(&b), &|setup, body| {
-                    format!("{setup}\n\ndef f(x):\n{body}")
-                });
+                add(
+                    "pkg/core.py",
+                    b.rule,
+                    python_spellings(&b),
+                    &|setup, body| format!("{setup}\n\ndef f(x):\n{body}"),
+                );
             }
         }
         "javascript" => {
             for (b, global) in javascript_bases() {
-                add("lib/core.js", b.rule, javascript_spellings(&b, global), &|setup, body| {
-                    format!("{setup}\nfunction f(x, o) {{\n{body}}}\n\nmodule.exports = f;\n")
-                });
+                add(
+                    "lib/core.js",
+                    b.rule,
+                    javascript_spellings(&b, global),
+                    &|setup, body| {
+                        format!("{setup}\nfunction f(x, o) {{\n{body}}}\n\nmodule.exports = f;\n")
+                    },
+                );
             }
         }
         "typescript" => {
             for (b, global) in javascript_bases() {
                 let mut spellings = javascript_spellings(&b, global);
                 if global {
-                    spellings.push((String::new(), format!("({} as any).{}{}", b.root, b.member, b.tail)));
+                    spellings.push((
+                        String::new(),
+                        format!("({} as any).{}{}", b.root, b.member, b.tail),
+                    ));
                     spellings.push((String::new(), format!("{}!.{}{}", b.root, b.member, b.tail)));
                 }
                 add("src/core.ts", b.rule, spellings, &|setup, body| {
-                    format!("{setup}\nexport function f(x: string, o: object): unknown {{\n{body}}}\n")
+                    format!(
+                        "{setup}\nexport function f(x: string, o: object): unknown {{\n{body}}}\n"
+                    )
                 });
             }
         }
@@ -531,7 +617,10 @@ fn every_spelling_is_flagged(lang: &str) -> usize {
             .collect::<Vec<_>>()
             .join("\n---\n")
     );
-    println!("{lang}: {} spellings generated, all flagged", spellings.len());
+    println!(
+        "{lang}: {} spellings generated, all flagged",
+        spellings.len()
+    );
     spellings.len()
 }
 
@@ -559,4 +648,3 @@ fn every_rust_spelling_is_flagged() {
 fn every_go_spelling_is_flagged() {
     assert!(every_spelling_is_flagged("go") > 300);
 }
-
