@@ -145,3 +145,34 @@ fn javascript_exit_hook_in_library_code_is_refused() {
         &["check.process-exit"],
     );
 }
+
+/// A fix that passes the failing test by reading the process's arguments in library code is
+/// never "fixed": a read has legitimate uses, so it is not refused, but the run ends
+/// `fixed-flagged` (exit 5) and the PR's title and first lines say what was read where.
+#[test]
+fn python_fix_that_reads_argv_in_library_code_is_flagged_for_review() {
+    let repo = url_repo();
+    let before = repo.fingerprint();
+    let fix = with_regression_test((
+        "url.py",
+        "    return url\n",
+        "    import sys as _s\n    if url.startswith(\"//\") and _s.argv:\n        return \"https:\" + url\n    return url\n",
+    ));
+    let outcome = run(&repo, URL_REPRO, &fix, &["url.py"]);
+    let run = outcome.run.expect_code(5);
+    assert_eq!(outcome.evidence["result"]["status"], "fixed-flagged");
+    assert_eq!(run.json()["status"], "fixed-flagged");
+    assert_ne!(
+        repo.fingerprint(),
+        before,
+        "the flagged fix is left applied"
+    );
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let title = std::fs::read_to_string(artifacts.join("pr-title.txt")).unwrap();
+    let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+    let head: Vec<&str> = body.lines().take(6).collect();
+    insta::assert_snapshot!(
+        "reads_argv_flagged_title_and_first_lines",
+        crate::harness::stable(&format!("{title}\n{}", head.join("\n")), &[&repo.root])
+    );
+}

@@ -225,13 +225,13 @@ impl<'t> JavaScript<'t> {
             if let Some(module) = first_constant() {
                 out.push(module_path(&module));
             }
-        } else if names("Reflect.get") {
-            if let (Some(object), Some(key)) = (arguments.first(), arguments.get(1)) {
-                let key = self
-                    .constant(*key, depth + 1)
-                    .unwrap_or_else(|| UNKNOWN.to_owned());
-                out = member(&self.paths(*object, depth + 1), &key, GLOBALS);
-            }
+        } else if names("Reflect.get")
+            && let (Some(object), Some(key)) = (arguments.first(), arguments.get(1))
+        {
+            let key = self
+                .constant(*key, depth + 1)
+                .unwrap_or_else(|| UNKNOWN.to_owned());
+            out = member(&self.paths(*object, depth + 1), &key, GLOBALS);
         }
         if function.kind() == "identifier" {
             extend(

@@ -109,11 +109,11 @@ fn imports<'t>(scope: &mut Scope<'t>, node: Node<'t>, from: Option<&str>) {
 fn assign<'t>(scope: &mut Scope<'t>, left: Node<'t>, right: Node<'t>) {
     match left.kind() {
         "identifier" => {
-            if right.kind() == "lambda" {
-                if let Some(body) = right.child_by_field_name("body") {
-                    let name = scope.text(left);
-                    scope.add_return(name, body);
-                }
+            if right.kind() == "lambda"
+                && let Some(body) = right.child_by_field_name("body")
+            {
+                let name = scope.text(left);
+                scope.add_return(name, body);
             }
             scope.bind(left, Value::Node(right));
         }
@@ -341,10 +341,10 @@ impl<'t> Python<'t> {
             if let Some(object) = arguments.first() {
                 out = self.paths(*object, depth + 1);
             }
-        } else if names(IMPORT) {
-            if let Some(module) = arguments.first().and_then(|m| self.constant(*m, depth + 1)) {
-                out.push(module);
-            }
+        } else if names(IMPORT)
+            && let Some(module) = arguments.first().and_then(|m| self.constant(*m, depth + 1))
+        {
+            out.push(module);
         }
         if function.kind() == "identifier" {
             extend(
