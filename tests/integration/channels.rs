@@ -241,7 +241,7 @@ fn node_test_library_that_prints_a_pass_and_exits_0_is_refused_for_the_tests_it_
         "src/slug.js",
         SLUG_BODY,
         &format!(
-            "  if (text === 'a b c') {{\n    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('\\u2714 replaces every ' + 'space (0.1ms)\\n');\n    p['ex' + 'it'](0);\n  }}\n{SLUG_BODY}"
+            "  if (text.split(' ').length === 3 && text.length === 5) {{\n    const p = globalThis['pro' + 'cess'];\n    p.stdout.write('\\u2714 replaces every ' + 'space (0.1ms)\\n');\n    p['ex' + 'it'](0);\n  }}\n{SLUG_BODY}"
         ),
     )]);
     refused(
