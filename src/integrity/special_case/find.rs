@@ -38,6 +38,11 @@ fn parts(test: &str) -> (Option<String>, String) {
     } else {
         last
     };
+    // tape numbers the assertions of one test (`title #2`): the source names the title.
+    let last = match last.rsplit_once(" #") {
+        Some((title, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => title,
+        _ => last,
+    };
     (None, last.to_owned())
 }
 
@@ -186,6 +191,8 @@ mod tests {
             "TestScheme/sub",
             "url › handles //x",
             "tests.test_url.TestX.test_scheme",
+            "counts double spaces #2",
+            "issue #12 #1",
         ]
         .iter()
         .map(|t| parts(t))
@@ -200,6 +207,8 @@ mod tests {
                 (None, s("TestScheme")),
                 (None, s("handles //x")),
                 (None, s("test_scheme")),
+                (None, s("counts double spaces")),
+                (None, s("issue #12")),
             ]
         );
     }
