@@ -4,6 +4,7 @@
 //!
 //! This module records and renders; it runs nothing.
 
+mod check;
 mod model;
 mod render;
 mod render_engine;
@@ -11,6 +12,7 @@ mod render_scope;
 mod sandbox;
 mod text;
 
+pub use check::{CheckRecord, Weakness};
 pub use model::*;
 pub use render::{render_evidence_md, render_pr_body, render_pr_title};
 pub use text::duration as duration_text;

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::check::Weakness;
 use super::model::*;
 use super::render_engine::engine;
 use super::text::{cell, code_list, duration, one_line, purpose_name};

@@ -5,9 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::model::{
-    BaselineVerdict, CheckRecord, Evidence, Status, SuiteChoice, SuiteFormKind, Weakness,
-};
+use super::check::{CheckRecord, Weakness};
+use super::model::{BaselineVerdict, Evidence, Status, SuiteChoice, SuiteFormKind};
 use super::text::{duration, one_line};
 
 /// The derived suite's choice, when there was one to make.
