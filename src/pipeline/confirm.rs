@@ -81,6 +81,9 @@ pub(crate) fn per_test_command(command: &str) -> Option<String> {
 }
 
 fn per_test_argv(argv: &[String]) -> Option<Vec<String>> {
+    if let Some(django) = crate::testreport::django::recognise(argv) {
+        return django_per_test(argv, &django);
+    }
     // The tool after a launcher (`npx jest`, `pnpm exec vitest`).
     let at = argv.iter().position(|a| {
         matches!(
@@ -135,6 +138,20 @@ fn per_test_argv(argv: &[String]) -> Option<Vec<String>> {
     })
 }
 
+/// A Django runner at verbosity 2, which names every test it runs; `None` when it is already.
+fn django_per_test(argv: &[String], django: &crate::testreport::django::Django) -> Option<Vec<String>> {
+    use crate::testreport::django::{options_and_labels, verbosity, without};
+    let (options, labels) = options_and_labels(django, argv);
+    if verbosity(&options) >= 2 {
+        return None;
+    }
+    let mut out = argv[..django.first_arg].to_vec();
+    out.extend(without(&options, &["-v", "--verbosity"]));
+    out.extend(["-v", "2"].map(String::from));
+    out.extend(labels);
+    Some(out)
+}
+
 /// The command with its reporter options replaced by `reporter`.
 fn without_reporter(argv: &[String], reporter: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -185,7 +202,12 @@ mod tests {
                 Some("npx mocha test/ --reporter spec"),
             ),
             ("cargo test", None),
-            ("python tests/runtests.py a.b", None),
+            (
+                "python tests/runtests.py --parallel 1 -v 1 a.b",
+                Some("python tests/runtests.py --parallel 1 -v 2 a.b"),
+            ),
+            ("python manage.py test --verbosity=2", None),
+            ("python repro.py a.b", None),
         ];
         for (command, expected) in cases {
             assert_eq!(per_test_command(command).as_deref(), expected, "{command}");

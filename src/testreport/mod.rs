@@ -13,6 +13,7 @@ mod argv;
 mod cargo;
 mod compare;
 mod detect;
+pub(crate) mod django;
 mod gotest;
 mod jest;
 mod jest_json;

@@ -72,7 +72,9 @@ pub(crate) fn names(
 fn test_name(runner: Runner, leaf: &str, word: &str) -> String {
     match runner {
         Runner::Go => format!("{leaf}{}", capitalised(word)),
-        Runner::Pytest | Runner::Unittest | Runner::Cargo => format!("{leaf}_{word}"),
+        Runner::Pytest | Runner::Unittest | Runner::Django | Runner::Cargo => {
+            format!("{leaf}_{word}")
+        },
         _ => {
             // A title: written between the target's own quotes, so only plain characters.
             let plain = leaf
@@ -90,7 +92,7 @@ fn test_name(runner: Runner, leaf: &str, word: &str) -> String {
 /// The stem of the moved file (and, for cargo, its module): shaped like the target's file.
 fn file_stem(runner: Runner, leaf: &str, word: &str) -> String {
     match runner {
-        Runner::Pytest | Runner::Unittest => format!("test_{word}"),
+        Runner::Pytest | Runner::Unittest | Runner::Django => format!("test_{word}"),
         // A module of the target's crate: a name no item of its file has.
         Runner::Cargo => format!("{leaf}_{word}"),
         _ => word.to_owned(),

@@ -143,11 +143,11 @@ pub(crate) fn plan(
             ));
             continue;
         }
-        match locate(runner, case, &name, scratch, seed, &pending) {
+        match locate(&invocation, case, &name, scratch, seed, &pending) {
             Err(reason) => out.not_built.push((name, reason)),
             Ok((target, built, names)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
-                let ids = Ids::of(runner, &target, &name, &names, &moved);
+                let ids = Ids::of(&invocation, &target, &name, &names, &moved);
                 if let Some(reason) = &built.no_mutation {
                     out.inapplicable.push((
                         name.clone(),
@@ -248,9 +248,9 @@ struct Ids {
 }
 
 impl Ids {
-    fn of(runner: Runner, target: &Target, name: &str, names: &Names, moved: &str) -> Ids {
+    fn of(invocation: &Invocation, target: &Target, name: &str, names: &Names, moved: &str) -> Ids {
         let containers = &target.path[..target.path.len().saturating_sub(1)];
-        match runner {
+        match invocation.runner {
             Runner::Pytest => {
                 let prefix: Vec<&str> = std::iter::once(target.file.as_str())
                     .chain(containers.iter().map(String::as_str))
@@ -269,8 +269,18 @@ impl Ids {
                     moved: moved_id,
                 }
             }
-            Runner::Unittest => {
-                let module = |file: &str| file.trim_end_matches(".py").replace('/', ".");
+            Runner::Unittest | Runner::Django => {
+                // A module's dotted name is its path under the label directory.
+                let module = |file: &str| {
+                    let file = match invocation.base.as_str() {
+                        "" => file,
+                        base => file
+                            .strip_prefix(base)
+                            .and_then(|rest| rest.strip_prefix('/'))
+                            .unwrap_or(file),
+                    };
+                    file.trim_end_matches(".py").replace('/', ".")
+                };
                 let prefix: Vec<String> = std::iter::once(module(&target.file))
                     .chain(containers.iter().cloned())
                     .collect();
@@ -339,26 +349,31 @@ fn leaf_of(runner: Runner, path: &[String], name: &str) -> String {
 /// Find the target's source file and build its canaries there: the file the report names
 /// when it names one, else the one file of the runner's language that holds the test.
 fn locate(
-    runner: Runner,
+    invocation: &Invocation,
     case: &TestCase,
     name: &str,
     scratch: &Tree,
     seed: &str,
     pending: &BTreeMap<String, String>,
 ) -> Result<(Target, Built, Names), String> {
+    let runner = invocation.runner;
     let candidates: Vec<(String, Vec<String>)> = match runner {
         Runner::Pytest => {
             let mut parts = name.split("::").map(str::to_owned);
             let file = parts.next().unwrap_or_default();
             vec![(file, parts.collect())]
         }
-        Runner::Unittest => {
+        Runner::Unittest | Runner::Django => {
             let parts: Vec<&str> = name.split('.').collect();
+            let base = match invocation.base.as_str() {
+                "" => String::new(),
+                base => format!("{base}/"),
+            };
             (1..parts.len())
                 .rev()
                 .map(|k| {
                     (
-                        format!("{}.py", parts[..k].join("/")),
+                        format!("{base}{}.py", parts[..k].join("/")),
                         parts[k..].iter().map(|s| (*s).to_owned()).collect(),
                     )
                 })

@@ -9,6 +9,9 @@
 pub(crate) enum Runner {
     Pytest,
     Unittest,
+    /// Django's `manage.py test` and `runtests.py`: unittest with labels relative to the
+    /// script's directory.
+    Django,
     Jest,
     Vitest,
     Mocha,
@@ -29,6 +32,9 @@ pub(crate) struct Invocation {
     rest: Vec<String>,
     /// `node test/x.js` running a tape file as a script: one file per invocation.
     script: bool,
+    /// The directory dotted test ids are relative to (Django's label directory), relative to
+    /// the repository root; empty for the root.
+    pub base: String,
 }
 
 /// What a canary command selects: tests by id (pytest node ids, unittest dotted names,
@@ -60,7 +66,20 @@ pub(crate) fn invocation(argv: &[String], format: Option<&str>) -> Option<Invoca
         prefix: argv[..=at].to_vec(),
         rest: argv[at + 1..].to_vec(),
         script: false,
+        base: String::new(),
     };
+    // A script named `runtests.py` may be anything: it is Django's when it printed unittest.
+    if let Some(django) = crate::testreport::django::recognise(argv)
+        && format == Some("unittest")
+    {
+        return Some(Invocation {
+            runner: Runner::Django,
+            prefix: argv[..django.first_arg].to_vec(),
+            rest: argv[django.first_arg..].to_vec(),
+            script: false,
+            base: django.base,
+        });
+    }
     for (at, arg) in argv.iter().enumerate() {
         let next = argv.get(at + 1).map(String::as_str);
         let found = match (program(arg), next) {
@@ -85,6 +104,7 @@ pub(crate) fn invocation(argv: &[String], format: Option<&str>) -> Option<Invoca
                     prefix: argv[..=at].to_vec(),
                     rest: Vec::new(),
                     script: true,
+                    base: String::new(),
                 })
             }
             _ => None,
@@ -129,6 +149,7 @@ fn valued(runner: Runner) -> &'static [&'static str] {
             "--dist",
         ],
         Runner::Unittest => &["-k"],
+        Runner::Django => crate::testreport::django::VALUED,
         Runner::Cargo => &[
             "-p",
             "--package",
@@ -284,6 +305,7 @@ fn dropped(runner: Runner) -> &'static [&'static str] {
             "--collect-only",
         ],
         Runner::Unittest => &["-k", "-f", "--failfast", "-q", "--quiet", "-v", "--verbose"],
+        Runner::Django => DJANGO_DROPPED,
         Runner::Cargo => &[
             "-q",
             "--quiet",
@@ -358,9 +380,37 @@ fn dropped(runner: Runner) -> &'static [&'static str] {
     }
 }
 
+/// Django options dropped: verbosity (the command asks for `-v 2`), selection, stopping early,
+/// reordering and the debugger.
+const DJANGO_DROPPED: &[&str] = &[
+    "-v",
+    "--verbosity",
+    "-k",
+    "--tag",
+    "--failfast",
+    "--shuffle",
+    "-r",
+    "--reverse",
+    "--start-at",
+    "--start-after",
+    "--bisect",
+    "--pair",
+    "--pdb",
+];
+
 /// The user's options kept for a canary command: without positionals (the user's selection)
 /// and without the dropped options and their values. Cargo's `--` is kept in place.
 fn kept(runner: Runner, rest: &[String]) -> (Vec<String>, Vec<String>) {
+    if runner == Runner::Django {
+        // Django has options whose value is optional (`--parallel [N]`): its own reader.
+        let django = crate::testreport::django::Django {
+            first_arg: 0,
+            base: String::new(),
+        };
+        let (options, _) = crate::testreport::django::options_and_labels(&django, rest);
+        let options = crate::testreport::django::without(&options, dropped(runner));
+        return (options, Vec::new());
+    }
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let mut past_separator = false;
     let mut iter = rest.iter().peekable();
@@ -426,6 +476,10 @@ impl Invocation {
             }
             Runner::Unittest => {
                 argv.push("-v".to_owned());
+                argv.extend(ids);
+            }
+            Runner::Django => {
+                argv.extend(["-v", "2"].map(String::from));
                 argv.extend(ids);
             }
             Runner::Cargo => {
@@ -529,6 +583,27 @@ mod tests {
             ),
             "python3 -m unittest -v tests.test_a.T.test_b"
         );
+    }
+
+    #[test]
+    fn django_commands_keep_the_settings_and_ask_for_verbosity_two() {
+        assert_eq!(
+            command(
+                "python tests/runtests.py --settings=test_sqlite --parallel 4 -v 1 --failfast \
+                 auth_tests.test_validators -k sim",
+                Some("unittest"),
+                ids(&["auth_tests.test_validators.T.test_a"])
+            ),
+            "python tests/runtests.py --settings=test_sqlite --parallel 4 -v 2 \
+             auth_tests.test_validators.T.test_a"
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let django = invocation(&argv("python site/manage.py test polls"), Some("unittest"));
+        assert_eq!(django.map(|i| (i.runner, i.base)), Some((Runner::Django, "site".to_owned())));
+        // A `runtests.py` whose output is not unittest's is not Django's.
+        assert_eq!(invocation(&argv("python runtests.py"), Some("pytest")), None);
     }
 
     #[test]

@@ -46,6 +46,9 @@ enum Whole {
 /// `None` when the runner is unknown; a `whole` equal to `argv` when the reproduction already
 /// runs the whole suite.
 pub(crate) fn derive(argv: &[String], root: &Path) -> Option<Derived> {
+    if let Some(django) = crate::testreport::django::recognise(argv) {
+        return Some(super::django::derive(argv, &django, root));
+    }
     let (launcher, tool) = split_launcher(argv)?;
     let program = crate::policy::command::basename(tool.first()?);
     let (whole, narrow) = match program {
@@ -315,7 +318,7 @@ fn unittest(argv: &[String], root: &Path) -> (Vec<String>, Option<Vec<String>>) 
 
 /// The module part of a unittest id (`tests.test_a.TestA.test_b` → `tests.test_a`): the
 /// longest dotted prefix that names a file under `root`; file paths stay as they are.
-fn unittest_module(id: &str, root: &Path) -> String {
+pub(super) fn unittest_module(id: &str, root: &Path) -> String {
     if id.ends_with(".py") || id.contains('/') {
         return id.to_owned();
     }

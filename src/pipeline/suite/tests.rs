@@ -276,11 +276,68 @@ fn known_runners_try_the_whole_suite_then_the_test_directory_then_the_files() {
 }
 
 #[test]
-fn an_unknown_runner_widens_its_dotted_labels_to_modules_and_packages() {
+fn django_runs_the_whole_suite_then_the_app_label_then_the_modules() {
     use SuiteFormKind::*;
-    // Django's layout: labels are read under the script's directory.
     let dir = tree(&[
         "tests/runtests.py",
+        "tests/model_fields/__init__.py",
+        "tests/model_fields/tests.py",
+        "tests/test_sqlite.py",
+        "manage.py",
+        "polls/__init__.py",
+        "polls/tests/test_views.py",
+    ]);
+    assert_eq!(
+        forms_in(
+            dir.path(),
+            "python tests/runtests.py --settings test_sqlite --failfast model_fields.tests.X.test_y -k y"
+        ),
+        [
+            (
+                WholeSuite,
+                "python tests/runtests.py --settings test_sqlite".to_owned()
+            ),
+            (
+                TestRoot,
+                "python tests/runtests.py --settings test_sqlite model_fields".to_owned()
+            ),
+            (
+                ReproductionFiles,
+                "python tests/runtests.py --settings test_sqlite model_fields.tests".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        forms_in(
+            dir.path(),
+            "python manage.py test -v 2 polls.tests.test_views.T.test_a"
+        ),
+        [
+            (WholeSuite, "python manage.py test -v 2".to_owned()),
+            (TestRoot, "python manage.py test -v 2 polls".to_owned()),
+            (
+                ReproductionFiles,
+                "python manage.py test -v 2 polls.tests.test_views".to_owned()
+            ),
+        ]
+    );
+    // An app label run already: its app is the reproduction, so only the whole suite is wider.
+    assert_eq!(
+        forms_in(dir.path(), "python tests/runtests.py model_fields"),
+        [(WholeSuite, "python tests/runtests.py".to_owned())]
+    );
+    assert_eq!(
+        super::derive(&argv("python tests/runtests.py --parallel 1"), dir.path()),
+        Derivation::Whole
+    );
+}
+
+#[test]
+fn an_unknown_runner_widens_its_dotted_labels_to_modules_and_packages() {
+    use SuiteFormKind::*;
+    // Labels are read under the script's directory.
+    let dir = tree(&[
+        "tests/run_suite.py",
         "tests/model_fields/__init__.py",
         "tests/model_fields/tests.py",
         "tests/test_sqlite.py",
@@ -288,24 +345,24 @@ fn an_unknown_runner_widens_its_dotted_labels_to_modules_and_packages() {
     assert_eq!(
         forms_in(
             dir.path(),
-            "python tests/runtests.py --settings test_sqlite model_fields.tests.X.test_y -k y"
+            "python tests/run_suite.py --settings test_sqlite model_fields.tests.X.test_y -k y"
         ),
         [
             (
                 NoSelector,
-                "python tests/runtests.py --settings test_sqlite".to_owned()
+                "python tests/run_suite.py --settings test_sqlite".to_owned()
             ),
             (
                 WiderSelector,
-                "python tests/runtests.py --settings test_sqlite model_fields".to_owned()
+                "python tests/run_suite.py --settings test_sqlite model_fields".to_owned()
             ),
             (
                 WiderSelector,
-                "python tests/runtests.py --settings test_sqlite model_fields.tests".to_owned()
+                "python tests/run_suite.py --settings test_sqlite model_fields.tests".to_owned()
             ),
             (
                 WiderSelector,
-                "python tests/runtests.py --settings test_sqlite model_fields.tests.X.test_y"
+                "python tests/run_suite.py --settings test_sqlite model_fields.tests.X.test_y"
                     .to_owned()
             ),
         ]

@@ -1,5 +1,5 @@
-//! Suite forms for a runner efix does not know (Django's `tests/runtests.py LABEL`, a
-//! project's own script): widen the test selector the command shows.
+//! Suite forms for a runner efix does not know (a project's own script, `./run-tests
+//! LABEL`): widen the test selector the command shows.
 //!
 //! A selector is an argument that names something of the repository: a dotted label whose
 //! first part is a module or package (`a.b.C.test_x`), a path or node id
@@ -8,8 +8,8 @@
 //! that hold them (`a.b.C.test_x` → `a.b` → `a`), paths to their file and directories
 //! (`tests/x.py::T::t` → `tests/x.py` → `tests/`), patterns are dropped; the widest form is
 //! the same program with no selector. Names are looked up from the repository root and from
-//! the directory of the script the program runs (`tests/runtests.py` reads labels under
-//! `tests/`). An argument that resolves to nothing is not a selector and stays.
+//! the directory of the script the program runs (`tests/run_suite.py` reads labels
+//! under `tests/`). An argument that resolves to nothing is not a selector and stays.
 
 use std::path::{Path, PathBuf};
 

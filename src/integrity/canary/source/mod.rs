@@ -59,7 +59,7 @@ pub(crate) fn build(
     moved_abs: &str,
 ) -> Result<Built, String> {
     match runner {
-        Runner::Pytest | Runner::Unittest => python::build(target, text, names),
+        Runner::Pytest | Runner::Unittest | Runner::Django => python::build(target, text, names),
         Runner::Jest | Runner::Vitest | Runner::Mocha | Runner::Tape | Runner::NodeTest => {
             javascript::build(runner, target, text, names)
         }
@@ -77,7 +77,7 @@ pub(crate) fn moved_path(runner: Runner, file: &str, names: &Names) -> String {
     };
     let suffix = match runner {
         Runner::Go => "_test.go".to_owned(),
-        Runner::Pytest | Runner::Unittest => ".py".to_owned(),
+        Runner::Pytest | Runner::Unittest | Runner::Django => ".py".to_owned(),
         Runner::Cargo => ".rs".to_owned(),
         // Keep every dotted part after the stem: `.test.js`, `.spec.ts`, `.mjs`.
         _ => base
