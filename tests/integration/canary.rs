@@ -64,6 +64,16 @@ impl Outcome {
 /// Replay `edits` as the engine's one answer (round limit 1) and check the tree afterwards:
 /// as it was when the run fails, and free of canary files when it succeeds.
 pub(crate) fn run(repo: &Repo, repro: &str, edits: &[(&str, &str, &str)]) -> Outcome {
+    run_with(repo, repro, edits, Efix::with_pytest)
+}
+
+/// [`run`] with the tools `tools` puts on PATH.
+pub(crate) fn run_with(
+    repo: &Repo,
+    repro: &str,
+    edits: &[(&str, &str, &str)],
+    tools: fn(Efix) -> Efix,
+) -> Outcome {
     let list: Vec<Value> = edits
         .iter()
         .map(|(path, old, new)| json!({"path": path, "old_text": old, "new_text": new}))
@@ -80,8 +90,7 @@ pub(crate) fn run(repo: &Repo, repro: &str, edits: &[(&str, &str, &str)]) -> Out
     });
     let (_guard, path) = replay_file(&replay.to_string());
     let before = repo.fingerprint();
-    let run = Efix::replay_run(repo, repro, &path)
-        .with_pytest()
+    let run = tools(Efix::replay_run(repo, repro, &path))
         .args(["--max-rounds", "1"])
         .run();
     let artifacts = repo.root.parent().unwrap().join("artifacts");
@@ -101,7 +110,7 @@ pub(crate) fn run(repo: &Repo, repro: &str, edits: &[(&str, &str, &str)]) -> Out
     }
 }
 
-const EVERY_CANARY: &[&str] = &[
+pub(crate) const EVERY_CANARY: &[&str] = &[
     "prove.canary.always-failing",
     "prove.canary.moved",
     "prove.canary.mutated-expected",
@@ -109,7 +118,7 @@ const EVERY_CANARY: &[&str] = &[
 ];
 
 /// Every canary kind was built and passed.
-fn all_canaries_passed(outcome: &Outcome) {
+pub(crate) fn all_canaries_passed(outcome: &Outcome) {
     canaries_passed(outcome, EVERY_CANARY);
 }
 

@@ -34,6 +34,17 @@ pub fn python_tools() -> PathBuf {
         .clone()
 }
 
+/// The Django the Django end-to-end tests use, pinned to one minor version.
+const DJANGO_REQUIREMENT: &str = "Django>=5.1,<5.2";
+
+/// The `bin` directory of a virtual environment with Django (its `python` runs a project's
+/// `runtests.py`), made once per target directory like [`python_tools`].
+pub fn django_tools() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| venv("django-venv", DJANGO_REQUIREMENT, "django-admin"))
+        .clone()
+}
+
 /// The ACP Python SDK the real-peer tests' agent is written on, pinned.
 const ACP_SDK_REQUIREMENT: &str = "agent-client-protocol==0.12.1";
 
@@ -248,8 +259,16 @@ impl Efix {
 
     /// Put a virtual environment with pytest first on PATH (created once per target
     /// directory; see [`python_tools`]).
-    pub fn with_pytest(mut self) -> Efix {
-        let bin = python_tools();
+    pub fn with_pytest(self) -> Efix {
+        self.with_first_on_path(python_tools())
+    }
+
+    /// Put a virtual environment with Django first on PATH (see [`django_tools`]).
+    pub fn with_django(self) -> Efix {
+        self.with_first_on_path(django_tools())
+    }
+
+    fn with_first_on_path(mut self, bin: PathBuf) -> Efix {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs = vec![bin];
         dirs.extend(std::env::split_paths(&path));
