@@ -310,6 +310,9 @@ pub enum Purpose {
     /// The reproduction's failing tests with canaries beside them, in the repository's own
     /// tree with the whole change applied (`prove.canary.*`).
     Canary,
+    /// A derived suite form's (or the reproduction's) tests listed by its runner, without
+    /// running them (`pytest --collect-only -q`), to estimate what running it would cost.
+    SuiteListing,
 }
 
 /// The policy decision on a command.
@@ -474,9 +477,38 @@ pub struct SuiteAttempt {
     /// Id of its run before the fix; absent when it was not run.
     #[serde(default)]
     pub baseline: Option<usize>,
+    /// What running it was estimated to cost before it ran, when its runner can list its
+    /// tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<SuiteEstimate>,
     pub verdict: BaselineVerdict,
     /// Why, in words: the output line that shows the stop, the tests missing, the budget.
     pub detail: String,
+}
+
+/// A derived suite form's cost, estimated from its runner's listing and the reproduction's
+/// measured time per test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SuiteEstimate {
+    /// Id of the form's listing run.
+    pub listing: usize,
+    /// What the listing counts: tests, or test files for runners that list files
+    /// (`jest --listTests`).
+    pub unit: ListedUnit,
+    /// How many the listing counted.
+    pub count: u64,
+    /// The estimated duration of its run, in milliseconds: the listing's own time (the
+    /// runner's start and collection) plus the count times the reproduction's time per unit.
+    pub estimate_ms: u64,
+}
+
+/// What a runner's listing counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListedUnit {
+    Tests,
+    TestFiles,
 }
 
 /// Whether a suite's run before the fix counts as a baseline.
@@ -496,6 +528,9 @@ pub enum BaselineVerdict {
     NoTests,
     /// It was not run: the attempts' share of time was spent, or a wider form was chosen.
     NotRun,
+    /// It was not run: its estimate, from its runner's listing and the reproduction's time
+    /// per test, exceeds the time it could have.
+    EstimatedOverBudget,
 }
 
 /// The Localize phase.

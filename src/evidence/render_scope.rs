@@ -117,7 +117,9 @@ fn why(choice: &SuiteChoice) -> &'static str {
     let over_budget = choice.attempts.iter().all(|a| {
         matches!(
             a.verdict,
-            BaselineVerdict::OverBudget | BaselineVerdict::NotRun
+            BaselineVerdict::OverBudget
+                | BaselineVerdict::NotRun
+                | BaselineVerdict::EstimatedOverBudget
         )
     });
     if over_budget {

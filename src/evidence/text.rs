@@ -48,6 +48,7 @@ pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
         Purpose::Setup => "setup, with network",
         Purpose::Reproduction => "reproduction",
         Purpose::SuiteBaseline => "suite baseline",
+        Purpose::SuiteListing => "suite listing",
         Purpose::TestsOnlyReproduction => "reproduction, test changes only",
         Purpose::TestsOnlySuite => "suite, test changes only",
         Purpose::FixedReproduction => "reproduction, with fix",

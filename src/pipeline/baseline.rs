@@ -13,17 +13,26 @@
 //! it; a form left when that share is spent is recorded as not run. The reproduction's own
 //! files (the last form) run like the reproduction, under the command timeout only. So the
 //! attempts cost at most twice the suite budget plus one run of the reproduction's files.
+//!
+//! Estimate: before a wider form runs, its runner lists its tests when it can (see
+//! `suite/listing.rs`); the form's cost is the listing's own time plus the count times the
+//! reproduction's time per test (its run less its own listing's time, over its tests). A form
+//! estimated over the time it could have is recorded with its estimate and never run; the
+//! forms' listings' time counts in the wider forms' share. A form whose runner lists nothing runs
+//! with what is left of that share, at most one suite budget, so the next form still has
+//! its own.
 
 use std::time::Duration;
 
 use crate::evidence::{
-    BaselineVerdict, CommandRecord, Phase, Purpose, SuiteAttempt, SuiteChoice, SuiteFormKind,
-    duration_text,
+    BaselineVerdict, CommandRecord, ListedUnit, Phase, Purpose, SuiteAttempt, SuiteChoice,
+    SuiteEstimate, SuiteFormKind, duration_text,
 };
 use crate::testreport::TestStatus;
 
 use super::PipelineError;
 use super::ctx::Ctx;
+use super::suite::Listing;
 
 /// The forms wider than the reproduction's files share this many suite budgets.
 pub(crate) const ATTEMPTS_BUDGET_FACTOR: u32 = 2;
@@ -43,6 +52,22 @@ const STOP_MARKERS: &[&[&str]] = &[
 /// Lines of the reproduction's tests quoted in an attempt's detail.
 const MISSING_QUOTED: usize = 5;
 
+/// What one listing found: its run, how many it counted and how long it took.
+#[derive(Debug, Clone, Copy)]
+struct Listed {
+    id: usize,
+    count: u64,
+    duration_ms: u64,
+}
+
+/// The reproduction's measured cost of one listed unit, in microseconds, with the run it was
+/// measured on.
+#[derive(Debug, Clone, Copy)]
+struct Rate {
+    reproduction: usize,
+    per_unit_us: u64,
+}
+
 /// Run the derived suite's forms before the fix until one establishes a baseline. Returns
 /// the chosen form and its baseline run (`Some(None)` when none did), or `None` when the run
 /// must stop. The tree is restored after each form.
@@ -53,6 +78,8 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
     let mut spent = Duration::ZERO;
     let mut attempts = Vec::new();
     let mut chosen = None;
+    // Measured once, at the first form whose runner lists its tests.
+    let mut rate: Option<Option<Rate>> = None;
     for form in forms {
         let limit = match form.kind {
             SuiteFormKind::ReproductionFiles => None,
@@ -63,6 +90,7 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
                         kind: form.kind,
                         command: form.command,
                         baseline: None,
+                        estimate: None,
                         verdict: BaselineVerdict::NotRun,
                         detail: format!(
                             "not run: the wider forms before it used the time they share \
@@ -74,6 +102,55 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
                 Some(left.min(budget))
             }
         };
+        let listing = limit
+            .and_then(|_| crate::policy::command::split(&form.command).ok())
+            .and_then(|argv| super::suite::listing(&argv));
+        let mut estimate = None;
+        if let (Some(limit), Some(listing)) = (limit, listing) {
+            if rate.is_none() {
+                let Some(measured) = measure_rate(ctx, &listing, limit)? else {
+                    return Ok(None);
+                };
+                rate = Some(measured);
+            }
+            if let Some(rate) = rate.flatten() {
+                let left = share.saturating_sub(spent).min(limit);
+                let Some((took, listed)) = list(ctx, &listing, left)? else {
+                    return Ok(None);
+                };
+                spent += took;
+                if let Some(listed) = listed {
+                    let found = SuiteEstimate {
+                        listing: listed.id,
+                        unit: listing.unit,
+                        count: listed.count,
+                        estimate_ms: listed
+                            .duration_ms
+                            .saturating_add(listed.count.saturating_mul(rate.per_unit_us) / 1000),
+                    };
+                    let limit = share.saturating_sub(spent).min(budget);
+                    let limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+                    if found.estimate_ms > limit_ms {
+                        let detail = over_estimate(&found, listed, rate, limit_ms);
+                        ctx.reporter.info(&format!(
+                            "the suite `{}` is not run: {detail}",
+                            form.command
+                        ));
+                        attempts.push(SuiteAttempt {
+                            kind: form.kind,
+                            command: form.command,
+                            baseline: None,
+                            estimate: Some(found),
+                            verdict: BaselineVerdict::EstimatedOverBudget,
+                            detail,
+                        });
+                        continue;
+                    }
+                    estimate = Some(found);
+                }
+            }
+        }
+        let limit = limit.map(|limit| share.saturating_sub(spent).min(limit));
         let id = ctx.run_command_within(
             &form.command,
             Phase::Reproduce,
@@ -110,6 +187,7 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
             kind: form.kind,
             command: form.command,
             baseline: Some(id),
+            estimate,
             verdict,
             detail,
         });
@@ -125,6 +203,119 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
         });
     }
     Ok(Some(chosen))
+}
+
+/// Run a listing within `limit`: the time it took and its count. `None` when the run must
+/// stop; no count when the listing named nothing (it failed, or its runner printed no list).
+fn list(
+    ctx: &mut Ctx<'_>,
+    listing: &Listing,
+    limit: Duration,
+) -> Result<Option<(Duration, Option<Listed>)>, PipelineError> {
+    let Ok(command) = shlex::try_join(listing.argv.iter().map(String::as_str)) else {
+        return Ok(Some((Duration::ZERO, None)));
+    };
+    let id = ctx.run_command_within(
+        &command,
+        Phase::Reproduce,
+        Purpose::SuiteListing,
+        None,
+        Some(limit),
+    )?;
+    ctx.restore()?;
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let Some(outcome) = ctx.evidence.command(id).and_then(|r| r.outcome.as_ref()) else {
+        return Ok(Some((Duration::ZERO, None)));
+    };
+    let took = Duration::from_millis(outcome.duration_ms);
+    let count = (!outcome.timed_out)
+        .then(|| listing.count(&outcome.stdout))
+        .flatten();
+    Ok(Some((
+        took,
+        count.map(|count| Listed {
+            id,
+            count,
+            duration_ms: outcome.duration_ms,
+        }),
+    )))
+}
+
+/// The reproduction's time per listed unit: its first run's time less its own listing's
+/// (the runner's start and collection), over the units its report names. `None` when the
+/// run must stop; `Some(None)` when it cannot be measured.
+fn measure_rate(
+    ctx: &mut Ctx<'_>,
+    form: &Listing,
+    limit: Duration,
+) -> Result<Option<Option<Rate>>, PipelineError> {
+    let Some(run) = ctx
+        .evidence
+        .reproduction
+        .as_ref()
+        .and_then(|r| r.runs.first().copied())
+    else {
+        return Ok(Some(None));
+    };
+    let Some(record) = ctx.evidence.command(run) else {
+        return Ok(Some(None));
+    };
+    let units = record.tests.as_ref().map_or(0, |report| match form.unit {
+        ListedUnit::Tests => report.passed + report.failed + report.skipped,
+        ListedUnit::TestFiles => {
+            let mut files: Vec<&str> = report.tests.iter().filter_map(|t| t.file.as_deref()).collect();
+            files.sort_unstable();
+            files.dedup();
+            files.len().max(1) as u64
+        }
+    });
+    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
+    let own = crate::policy::command::split(&record.command)
+        .ok()
+        .and_then(|argv| super::suite::listing(&argv))
+        .filter(|own| own.unit == form.unit);
+    let (Some(own), true) = (own, units > 0) else {
+        return Ok(Some(None));
+    };
+    // Measuring the rate is the reproduction's cost, not a form's: it takes none of their share.
+    let Some((_, listed)) = list(ctx, &own, limit)? else {
+        return Ok(None);
+    };
+    Ok(Some(listed.map(|listed| Rate {
+        reproduction: run,
+        per_unit_us: ran_ms.saturating_sub(listed.duration_ms).saturating_mul(1000) / units,
+    })))
+}
+
+/// Why a form was not run, in words: its listing, the rate, the estimate and the limit.
+fn over_estimate(estimate: &SuiteEstimate, listed: Listed, rate: Rate, limit_ms: u64) -> String {
+    let (plural, singular) = match estimate.unit {
+        ListedUnit::Tests => ("tests", "test"),
+        ListedUnit::TestFiles => ("test files", "test file"),
+    };
+    format!(
+        "not run: its runner lists {} {plural} (#{}, {}); at {} a {singular} as measured on \
+         the reproduction (#{}), it would take about {}, more than the {} it could have \
+         (`test.suite-budget-ms`)",
+        estimate.count,
+        listed.id,
+        duration_text(listed.duration_ms),
+        per_unit_text(rate.per_unit_us),
+        rate.reproduction,
+        duration_text(estimate.estimate_ms),
+        duration_text(limit_ms),
+    )
+}
+
+/// A time per unit, in the evidence's words for durations.
+fn per_unit_text(us: u64) -> String {
+    if us < 1000 {
+        "under 1 ms".to_owned()
+    } else {
+        duration_text(us / 1000)
+    }
 }
 
 /// Whether `run` is a baseline for the reproduction's tests, and why in words. `limit_ms` is

@@ -104,6 +104,10 @@ impl Ctx<'_> {
                     let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
                     let tests = testreport::parse(&outcome.stdout, &outcome.stderr);
                     (outcome, (tests, None))
+                } else if purpose == Purpose::SuiteListing {
+                    // A listing runs no test: its output is read by the estimate alone.
+                    let outcome = runner::run_cancellable(&spec, &self.config.runner, self.cancel)?;
+                    (outcome, (None, None))
                 } else {
                     let before_change =
                         matches!(purpose, Purpose::Reproduction | Purpose::SuiteBaseline);

@@ -233,3 +233,69 @@ fn unittest_fix_that_breaks_another_module_is_refused() {
         json!(["tests.test_first.FirstTest.test_first_word_keeps_its_case"])
     );
 }
+
+/// A reproduction test that takes a second, and a benchmark directory of 300 quick tests the
+/// whole suite collects too.
+fn slow_python_repo(budget_ms: u64) -> Repo {
+    let slow_test = "import time\n\nfrom words import word_count\n\n\ndef test_single_spaces():\n    assert word_count(\"a b c\") == 3\n\n\ndef test_repeated_spaces():\n    time.sleep(1)\n    assert word_count(\"a  b\") == 2\n";
+    let config = format!("version: 1\ntest:\n  suite-budget-ms: {budget_ms}\n");
+    Repo::with_files(&[
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        ("words.py", WORDS_PY),
+        ("tests/test_words.py", slow_test),
+        (
+            "bench/test_many.py",
+            "import pytest\n\n\n@pytest.mark.parametrize(\"n\", range(300))\ndef test_many(n):\n    assert n >= 0\n",
+        ),
+        ("pytest.ini", "[pytest]\npythonpath = .\n"),
+        (".efix.yml", &config),
+    ])
+}
+
+#[test]
+fn a_whole_suite_estimated_over_the_budget_is_never_run_and_the_pr_gives_its_estimate() {
+    // 300 tests at the reproduction's second a test: minutes, against a 20 s budget. The test
+    // directory (two tests) is estimated within it and runs.
+    let repo = slow_python_repo(20_000);
+    let (run, evidence) = run(
+        &repo,
+        "pytest tests/test_words.py::test_repeated_spaces",
+        &source_fix("return text.split()"),
+    );
+    run.expect_code(0);
+    let choice = &evidence["reproduction"]["suite-choice"];
+    assert_eq!(choice["chosen"], "pytest tests/");
+    let whole = &choice["attempts"][0];
+    assert_eq!(whole["command"], "pytest");
+    assert_eq!(whole["verdict"], "estimated-over-budget");
+    assert_eq!(whole["baseline"], json!(null));
+    assert_eq!(whole["estimate"]["count"], 302);
+    assert_eq!(whole["estimate"]["unit"], "tests");
+    let listing = whole["estimate"]["listing"].as_u64().unwrap() as usize;
+    assert_eq!(
+        evidence["commands"][listing]["command"],
+        "pytest --collect-only -q"
+    );
+    assert_eq!(evidence["commands"][listing]["purpose"], "suite-listing");
+    // The whole suite never ran: no command but its listing names it.
+    let ran_whole = evidence["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["command"] == "pytest");
+    assert!(!ran_whole);
+    let root = &choice["attempts"][1];
+    assert_eq!(root["verdict"], "established");
+    assert_eq!(root["estimate"]["count"], 2);
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+    let scope: Vec<&str> = body
+        .lines()
+        .skip_while(|line| !line.starts_with("**The proof covers"))
+        .take_while(|line| !line.is_empty())
+        .collect();
+    insta::assert_snapshot!(
+        "estimated_suite_scope",
+        stable(&scope.join("\n"), &[&repo.root])
+    );
+}

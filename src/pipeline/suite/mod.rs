@@ -13,6 +13,7 @@
 mod django;
 mod forms;
 mod known;
+mod listing;
 mod options;
 mod root;
 mod widen;
@@ -21,3 +22,4 @@ mod widen;
 mod tests;
 
 pub(crate) use forms::{Derivation, Form, derive};
+pub(crate) use listing::{Listing, listing};
