@@ -56,6 +56,21 @@ PROJECTS = {
         "repro": "pytest tests/test_words.py::test_repeated_spaces",
         "edit": PY_EDIT,
     },
+    # The whole suite holds 300 more tests than the test directory; at the reproduction's second
+    # a test it is estimated far over a 20 s budget and never runs.
+    "pytest-estimated": {
+        "path": [os.path.join(TMP, "pytest-venv", "bin")],
+        "files": {
+            ".gitignore": "__pycache__/\n.pytest_cache/\n",
+            ".efix.yml": "version: 1\ntest:\n  suite-budget-ms: 20000\n",
+            "pytest.ini": "[pytest]\npythonpath = .\n",
+            "words.py": WORDS_PY,
+            "tests/test_words.py": 'import time\n\nfrom words import word_count\n\n\ndef test_single():\n    assert word_count("a b") == 2\n\n\ndef test_repeated_spaces():\n    time.sleep(1)\n    assert word_count("a  b") == 2\n',
+            "bench/test_many.py": 'import pytest\n\n\n@pytest.mark.parametrize("n", range(300))\ndef test_many(n):\n    assert n >= 0\n',
+        },
+        "repro": "pytest tests/test_words.py::test_repeated_spaces",
+        "edit": PY_EDIT,
+    },
     "unittest": {
         "path": [],
         "files": {
@@ -110,7 +125,19 @@ PROJECTS = {
             "src/words.js": "function count(text) {\n  return text.split(' ').length;\n}\n\nmodule.exports = { count };\n",
             "test/words.test.js": "const { count } = require('../src/words.js');\n\ntest('single', () => {\n  expect(count('a b')).toBe(2);\n});\n\ntest('repeated spaces', () => {\n  expect(count('a  b')).toBe(2);\n});\n",
         },
-        "repro": "node_modules/.bin/jest test/words.test.js",
+        "repro": "npx jest test/words.test.js",
+        "edit": ("src/words.js", "text.split(' ').length", "text.split(/\\s+/).filter(Boolean).length"),
+    },
+    "vitest": {
+        "path": [],
+        "link": ("node_modules", os.path.join(TMP, "npm-vitest-3.2.4", "node_modules")),
+        "files": {
+            ".gitignore": "node_modules\n",
+            "package.json": '{"name": "words", "version": "1.0.0", "type": "module"}\n',
+            "src/words.js": "export function count(text) {\n  return text.split(' ').length;\n}\n",
+            "test/words.test.js": "import { expect, test } from 'vitest';\nimport { count } from '../src/words.js';\n\ntest('single', () => {\n  expect(count('a b')).toBe(2);\n});\n\ntest('repeated spaces', () => {\n  expect(count('a  b')).toBe(2);\n});\n",
+        },
+        "repro": "npx vitest run test/words.test.js",
         "edit": ("src/words.js", "text.split(' ').length", "text.split(/\\s+/).filter(Boolean).length"),
     },
 }
@@ -154,6 +181,9 @@ def measure(work, name, spec, run):
     wall = (time.monotonic() - started) * 1000
     evidence = json.load(open(os.path.join(artifacts, "evidence.json")))
     choice = (evidence.get("reproduction") or {}).get("suite-choice") or {}
+    if not evidence.get("reproduction"):
+        print(f"| {name} | `{spec['repro']}` | exit {done.returncode}: {evidence['result']['reason']} |", flush=True)
+        return
     chosen = set(evidence["reproduction"].get("suite-baselines") or [])
     ms = lambda c: (c.get("outcome") or {}).get("duration-ms", (c.get("outcome") or {}).get("duration_ms", 0))
     needed = sum(ms(c) for c in evidence["commands"] if c["purpose"] in NEEDED or c["id"] in chosen)

@@ -265,7 +265,11 @@ fn measure_rate(
     let units = record.tests.as_ref().map_or(0, |report| match form.unit {
         ListedUnit::Tests => report.passed + report.failed + report.skipped,
         ListedUnit::TestFiles => {
-            let mut files: Vec<&str> = report.tests.iter().filter_map(|t| t.file.as_deref()).collect();
+            let mut files: Vec<&str> = report
+                .tests
+                .iter()
+                .filter_map(|t| t.file.as_deref())
+                .collect();
             files.sort_unstable();
             files.dedup();
             files.len().max(1) as u64
@@ -283,9 +287,14 @@ fn measure_rate(
     let Some((_, listed)) = list(ctx, &own, limit)? else {
         return Ok(None);
     };
-    Ok(Some(listed.map(|listed| Rate {
-        reproduction: run,
-        per_unit_us: ran_ms.saturating_sub(listed.duration_ms).saturating_mul(1000) / units,
+    Ok(Some(listed.map(|listed| {
+        Rate {
+            reproduction: run,
+            per_unit_us: ran_ms
+                .saturating_sub(listed.duration_ms)
+                .saturating_mul(1000)
+                / units,
+        }
     })))
 }
 

@@ -139,7 +139,10 @@ fn per_test_argv(argv: &[String]) -> Option<Vec<String>> {
 }
 
 /// A Django runner at verbosity 2, which names every test it runs; `None` when it is already.
-fn django_per_test(argv: &[String], django: &crate::testreport::django::Django) -> Option<Vec<String>> {
+fn django_per_test(
+    argv: &[String],
+    django: &crate::testreport::django::Django,
+) -> Option<Vec<String>> {
     use crate::testreport::django::{options_and_labels, verbosity, without};
     let (options, labels) = options_and_labels(django, argv);
     if verbosity(&options) >= 2 {

@@ -81,9 +81,7 @@ pub(crate) fn recognise(argv: &[String]) -> Option<Django> {
     let dir = if dir == "." { "" } else { dir };
     let first_arg = match name {
         "runtests.py" => script_at + 1,
-        "manage.py" if argv.get(script_at + 1).map(String::as_str) == Some("test") => {
-            script_at + 2
-        }
+        "manage.py" if argv.get(script_at + 1).map(String::as_str) == Some("test") => script_at + 2,
         _ => return None,
     };
     Some(Django {

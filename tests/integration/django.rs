@@ -54,7 +54,8 @@ const WORDS_PY: &str = "def _words(text):\n    return text.split(\" \")\n\n\ndef
 const TEST_COUNT_PY: &str = "from django.test import SimpleTestCase\n\nfrom words import word_count\n\n\nclass CountTests(SimpleTestCase):\n    def test_single_spaces(self):\n        self.assertEqual(word_count(\"a b c\"), 3)\n\n    def test_repeated_spaces(self):\n        self.assertEqual(word_count(\"a  b\"), 2)\n";
 const TEST_FIRST_PY: &str = "from django.test import SimpleTestCase\n\nfrom words import first_word\n\n\nclass FirstWordTests(SimpleTestCase):\n    def test_keeps_its_case(self):\n        self.assertEqual(first_word(\"Hello world\"), \"Hello\")\n";
 
-const REPRO: &str = "python tests/runtests.py words_tests.test_count.CountTests.test_repeated_spaces";
+const REPRO: &str =
+    "python tests/runtests.py words_tests.test_count.CountTests.test_repeated_spaces";
 const BUGGY: &str = "    return text.split(\" \")\n";
 
 fn django_repo() -> Repo {
@@ -70,7 +71,12 @@ fn django_repo() -> Repo {
 }
 
 fn run(repo: &Repo, fixed: &str) -> Outcome {
-    run_with(repo, REPRO, &[("words.py", BUGGY, fixed)], Efix::with_django)
+    run_with(
+        repo,
+        REPRO,
+        &[("words.py", BUGGY, fixed)],
+        Efix::with_django,
+    )
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn test_name(runner: Runner, leaf: &str, word: &str) -> String {
         Runner::Go => format!("{leaf}{}", capitalised(word)),
         Runner::Pytest | Runner::Unittest | Runner::Django | Runner::Cargo => {
             format!("{leaf}_{word}")
-        },
+        }
         _ => {
             // A title: written between the target's own quotes, so only plain characters.
             let plain = leaf

@@ -601,9 +601,15 @@ mod tests {
                 .join(" ")
         );
         let django = invocation(&argv("python site/manage.py test polls"), Some("unittest"));
-        assert_eq!(django.map(|i| (i.runner, i.base)), Some((Runner::Django, "site".to_owned())));
+        assert_eq!(
+            django.map(|i| (i.runner, i.base)),
+            Some((Runner::Django, "site".to_owned()))
+        );
         // A `runtests.py` whose output is not unittest's is not Django's.
-        assert_eq!(invocation(&argv("python runtests.py"), Some("pytest")), None);
+        assert_eq!(
+            invocation(&argv("python runtests.py"), Some("pytest")),
+            None
+        );
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! `npx tape test/**/*.js`), so lint, build and audit steps around it are left out; a script
 //! with no known runner is run as `npm test`.
 //!
+//! Django's runners (`manage.py test`, `runtests.py`) have forms of their own (`django.rs`).
+//!
 //! The root suite is the same runner on the test directory holding the reproduction's tests
 //! (see `root.rs`); the narrow suite is what the reproduction selects, widened to its files or
 //! targets (`pytest tests/a.py`, `cargo test --test api`).

@@ -130,7 +130,10 @@ mod tests {
     #[test]
     fn each_listing_runner_gets_its_own_listing_command() {
         let cases = [
-            ("pytest -q tests/", Some("pytest --collect-only -q -q tests/")),
+            (
+                "pytest -q tests/",
+                Some("pytest --collect-only -q -q tests/"),
+            ),
             (
                 "python -m pytest tests/test_a.py",
                 Some("python -m pytest --collect-only -q tests/test_a.py"),
@@ -144,10 +147,7 @@ mod tests {
                 Some("cargo test -- --list --nocapture"),
             ),
             ("go test ./...", Some("go test -list . ./...")),
-            (
-                "npx vitest run test/",
-                Some("npx vitest list test/"),
-            ),
+            ("npx vitest run test/", Some("npx vitest list test/")),
             ("npx jest", Some("npx jest --listTests")),
             ("python -m unittest", None),
             ("python tests/runtests.py", None),
@@ -171,11 +171,11 @@ mod tests {
             ),
             Some(2)
         );
-        assert_eq!(count("pytest -q", "tests/a.py: 3\ntests/b.py: 4\n"), Some(7));
         assert_eq!(
-            count("pytest", "ERROR tests/a.py\n1 error in 0.1s\n"),
-            None
+            count("pytest -q", "tests/a.py: 3\ntests/b.py: 4\n"),
+            Some(7)
         );
+        assert_eq!(count("pytest", "ERROR tests/a.py\n1 error in 0.1s\n"), None);
         assert_eq!(
             count(
                 "cargo test",
