@@ -548,6 +548,9 @@ fn duration_cell(record: &CommandRecord) -> String {
 }
 
 fn tests_text(record: &CommandRecord) -> String {
+    if record.purpose == crate::evidence::Purpose::SuiteListing && record.outcome.is_some() {
+        return "listed, no test run".to_owned();
+    }
     results_text(record.tests.as_ref(), record.outcome.is_some())
 }
 
