@@ -115,22 +115,13 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
             }
             if let Some(rate) = rate.flatten() {
                 let left = share.saturating_sub(spent).min(limit);
-                let Some((took, listed)) = list(ctx, &listing, left)? else {
+                let Some((took, found)) = estimate_form(ctx, &listing, left, rate)? else {
                     return Ok(None);
                 };
                 spent += took;
-                if let Some(listed) = listed {
-                    let found = SuiteEstimate {
-                        listing: listed.id,
-                        unit: listing.unit,
-                        count: listed.count,
-                        estimate_ms: listed
-                            .duration_ms
-                            .saturating_add(listed.count.saturating_mul(rate.per_unit_us) / 1000),
-                    };
-                    let limit = share.saturating_sub(spent).min(budget);
-                    let limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
-                    if found.estimate_ms > limit_ms {
+                let limit_ms = millis(share.saturating_sub(spent).min(budget));
+                match found {
+                    Some((found, listed)) if found.estimate_ms > limit_ms => {
                         let detail = over_estimate(&found, listed, rate, limit_ms);
                         ctx.reporter.info(&format!(
                             "the suite `{}` is not run: {detail}",
@@ -146,7 +137,7 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
                         });
                         continue;
                     }
-                    estimate = Some(found);
+                    found => estimate = found.map(|(found, _)| found),
                 }
             }
         }
@@ -173,7 +164,7 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
         };
         let duration_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
         spent += Duration::from_millis(duration_ms);
-        let limit_ms = limit.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX));
+        let limit_ms = limit.map(millis);
         let (verdict, detail) = judge(reproduction, record, limit_ms);
         if verdict == BaselineVerdict::Established {
             chosen = Some((form.command.clone(), id));
@@ -203,6 +194,35 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
         });
     }
     Ok(Some(chosen))
+}
+
+/// List a form within `limit` and estimate its run at `rate`: the listing's time, and the
+/// estimate with its listing when the listing counted something. `None` when the run must
+/// stop.
+fn estimate_form(
+    ctx: &mut Ctx<'_>,
+    listing: &Listing,
+    limit: Duration,
+    rate: Rate,
+) -> Result<Option<(Duration, Option<(SuiteEstimate, Listed)>)>, PipelineError> {
+    let Some((took, listed)) = list(ctx, listing, limit)? else {
+        return Ok(None);
+    };
+    let found = listed.map(|listed| {
+        let tests_ms = listed.count.saturating_mul(rate.per_unit_us) / 1000;
+        let estimate = SuiteEstimate {
+            listing: listed.id,
+            unit: listing.unit,
+            count: listed.count,
+            estimate_ms: listed.duration_ms.saturating_add(tests_ms),
+        };
+        (estimate, listed)
+    });
+    Ok(Some((took, found)))
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Run a listing within `limit`: the time it took and its count. `None` when the run must
