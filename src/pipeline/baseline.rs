@@ -196,6 +196,9 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
     Ok(Some(chosen))
 }
 
+/// A form's estimate and the listing it comes from.
+type Estimated = (SuiteEstimate, Listed);
+
 /// List a form within `limit` and estimate its run at `rate`: the listing's time, and the
 /// estimate with its listing when the listing counted something. `None` when the run must
 /// stop.
@@ -204,7 +207,7 @@ fn estimate_form(
     listing: &Listing,
     limit: Duration,
     rate: Rate,
-) -> Result<Option<(Duration, Option<(SuiteEstimate, Listed)>)>, PipelineError> {
+) -> Result<Option<(Duration, Option<Estimated>)>, PipelineError> {
     let Some((took, listed)) = list(ctx, listing, limit)? else {
         return Ok(None);
     };
