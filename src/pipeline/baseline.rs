@@ -534,6 +534,31 @@ mod tests {
     }
 
     #[test]
+    fn a_form_estimated_over_its_time_says_what_was_listed_and_at_what_rate() {
+        let listed = Listed {
+            id: 2,
+            count: 12_700,
+            duration_ms: 4_200,
+        };
+        let estimate = SuiteEstimate {
+            listing: 2,
+            unit: ListedUnit::Tests,
+            count: 12_700,
+            estimate_ms: 4_200 + 12_700 * 50,
+        };
+        let rate = Rate {
+            reproduction: 0,
+            per_unit_us: 50_000,
+        };
+        assert_eq!(
+            over_estimate(&estimate, listed, rate, 600_000),
+            "not run: its runner lists 12700 tests (#2, 4.20 s); at 50 ms a test as measured on \
+             the reproduction (#0), it would take about 639.20 s, more than the 600.00 s it \
+             could have (`test.suite-budget-ms`)"
+        );
+    }
+
+    #[test]
     fn a_suite_holding_the_reproduction_failing_test_is_a_baseline() {
         let repro = record(
             1,
