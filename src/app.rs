@@ -62,7 +62,106 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Command::Restore(args) => restore(args.repo.unwrap_or_else(cwd)),
         Command::Publish(args) => publish_command(args, &env),
         Command::Triage(args) => crate::triage::run(args, &env),
+        Command::Init(args) => init(args, &env),
     }
+}
+
+/// `efix init`: choose the engine (asking only on a terminal without --yes), plan, then print
+/// or write.
+fn init(args: crate::cli::InitArgs, env: &Env) -> ExitStatus {
+    use crate::cli::{AgentArg, InitEngineArg};
+    use crate::init::{Agent, EngineChoice};
+    let interactive = !args.yes && report::interactive();
+    let engine = match (args.engine, args.agent) {
+        (Some(InitEngineArg::Openai), Some(_)) => {
+            report::message(
+                "efix: error: --agent configures the acp engine; drop it or use --engine acp",
+            );
+            return ExitStatus::Usage;
+        }
+        (Some(engine), _) => engine,
+        (None, Some(_)) => InitEngineArg::Acp,
+        (None, None) if interactive => {
+            match report::ask(
+                "Engine: openai (an OpenAI-compatible API) or acp (a coding agent: Claude \
+                 Code, Gemini CLI)? [openai] ",
+            )
+            .as_deref()
+            {
+                Some("acp") => InitEngineArg::Acp,
+                Some("" | "openai") | None => InitEngineArg::Openai,
+                Some(other) => {
+                    report::message(&format!(
+                        "efix: error: unknown engine `{other}`: answer openai or acp"
+                    ));
+                    return ExitStatus::Usage;
+                }
+            }
+        }
+        (None, None) => InitEngineArg::Openai,
+    };
+    let engine = match engine {
+        InitEngineArg::Openai => EngineChoice::Openai,
+        InitEngineArg::Acp => {
+            let agent = match args.agent {
+                Some(agent) => agent,
+                None if interactive => {
+                    match report::ask("Agent: claude (Claude Code) or gemini (Gemini CLI)? [claude] ")
+                        .as_deref()
+                    {
+                        Some("gemini") => AgentArg::Gemini,
+                        Some("" | "claude") | None => AgentArg::Claude,
+                        Some(other) => {
+                            report::message(&format!(
+                                "efix: error: unknown agent `{other}`: answer claude or gemini"
+                            ));
+                            return ExitStatus::Usage;
+                        }
+                    }
+                }
+                None => AgentArg::Claude,
+            };
+            EngineChoice::Acp(match agent {
+                AgentArg::Claude => Agent::Claude,
+                AgentArg::Gemini => Agent::Gemini,
+            })
+        }
+    };
+    let root = args.repo.unwrap_or_else(cwd);
+    let options = crate::init::InitOptions {
+        root: root.clone(),
+        engine,
+        action: args.action,
+    };
+    let plan = match crate::init::plan(&options, env) {
+        Ok(plan) => plan,
+        Err(err) => {
+            report::error(&err);
+            return ExitStatus::Usage;
+        }
+    };
+    if args.dry_run {
+        let mut text = crate::init::summary(&plan, false, &root);
+        for file in &plan.files {
+            text.push_str(&format!("\n--- {}\n{}", file.path, file.text));
+        }
+        report::stdout(&text);
+        return ExitStatus::Success;
+    }
+    if interactive {
+        let names: Vec<&str> = plan.files.iter().map(|f| f.path).collect();
+        let answer = report::ask(&format!("Write {}? [Y/n] ", names.join(" and ")));
+        if !matches!(answer.as_deref(), Some("" | "y" | "Y" | "yes")) {
+            report::message("efix: nothing was written");
+            return ExitStatus::Success;
+        }
+    }
+    if let Err(err) = crate::init::write(&root, &plan, args.force) {
+        report::error(&err);
+        return ExitStatus::Usage;
+    }
+    report::stdout(&crate::init::summary(&plan, true, &root));
+    ExitStatus::Success
 }
 
 fn github_actions(env: &Env) -> bool {
