@@ -141,11 +141,7 @@ fn init(args: crate::cli::InitArgs, env: &Env) -> ExitStatus {
         }
     };
     if args.dry_run {
-        let mut text = crate::init::summary(&plan, false, &root);
-        for file in &plan.files {
-            text.push_str(&format!("\n--- {}\n{}", file.path, file.text));
-        }
-        report::stdout(&text);
+        report::stdout(&crate::init::dry_run(&plan, &root));
         return ExitStatus::Success;
     }
     if interactive {

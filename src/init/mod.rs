@@ -23,7 +23,7 @@ use crate::config::{self, Config, ConfigError, Env, Overrides};
 
 pub use commands::RunnerCommands;
 pub use detect::{CiWorkflow, Findings, Found, PackageManager, Runner, detect};
-pub use summary::summary;
+pub use summary::{dry_run, summary};
 pub use workflow::ACTION_PLACEHOLDER;
 
 /// Where the workflow is written, relative to the repository.

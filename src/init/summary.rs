@@ -152,3 +152,12 @@ fn workflow_text(plan: &Plan) -> String {
     }
     text
 }
+
+/// What `--dry-run` prints: the summary, then each file under a `--- PATH` line.
+pub fn dry_run(plan: &Plan, root: &Path) -> String {
+    let mut text = summary(plan, false, root);
+    for file in &plan.files {
+        let _ = write!(text, "\n--- {}\n{}", file.path, file.text);
+    }
+    text
+}

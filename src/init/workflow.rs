@@ -194,9 +194,16 @@ pub fn render(
             names.join(", ")
         );
     }
-    out.push_str(
-        "\npermissions: {}\n\n\
-         concurrency:\n  group: efix-${{ github.event.issue.number || github.event.workflow_run.head_branch }}\n  \
+    // One run per issue (and, for CI failures, per branch) at a time; a newer one waits.
+    let group = if ci.is_empty() {
+        "github.event.issue.number"
+    } else {
+        "github.event.issue.number || github.event.workflow_run.head_branch"
+    };
+    let _ = write!(
+        out,
+        "\npermissions: {{}}\n\n\
+         concurrency:\n  group: efix-${{{{ {group} }}}}\n  \
          cancel-in-progress: false\n\njobs:\n",
     );
     let _ = write!(
