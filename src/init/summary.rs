@@ -116,7 +116,8 @@ pub fn summary(plan: &Plan, written: bool, root: &Path) -> String {
     if let Some(command) = plan.next_command() {
         let _ = write!(
             out,
-            "\nTry it here (a real test of this repository; --dry-run leaves no change applied):\n  \
+            "\nTry it here: commit the files (efix runs only on a clean tree), then run a real test \
+             of this repository (--dry-run leaves no change applied):\n  \
              efix run --repro {} --dry-run\n",
             quoted(command)
         );

@@ -26,6 +26,7 @@ mod demo;
 mod durability;
 mod ecosystems;
 mod github_api;
+mod init;
 mod install;
 mod localize;
 mod localize_cases;

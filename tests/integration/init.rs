@@ -1,0 +1,316 @@
+//! `efix init` on scratch repositories: the files it writes pass `efix config check`, let
+//! `efix run --dry-run` reproduce a failing test with the command the summary suggests, and
+//! the workflow passes the linters `.ci/lint-actions` runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Efix, Repo, Run, copy_dir, npm_tools, replay_file, stable};
+
+/// Commit everything in the repository (the written files: efix runs on a clean tree only).
+fn commit_all(repo: &Repo) {
+    for args in [
+        &["add", "-A"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qm",
+            "efix init",
+        ][..],
+    ] {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(&repo.root)
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+}
+
+fn init(repo: &Repo, extra: &[&str]) -> Run {
+    Efix::new()
+        .args(["init", "--yes", "--repo"])
+        .args([&repo.root])
+        .args(extra)
+        .run()
+}
+
+/// The command the summary's last line suggests: `efix run --repro "CMD" --dry-run`.
+fn suggested(summary: &str) -> String {
+    let line = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with("efix run --repro "))
+        .unwrap_or_else(|| panic!("no suggested command in:\n{summary}"));
+    let argv = shlex::split(line.trim()).unwrap();
+    assert_eq!(argv[argv.len() - 1], "--dry-run", "{line}");
+    argv[3].clone()
+}
+
+/// `efix config check` in the repository, which must accept the written file.
+fn config_check(repo: &Repo) {
+    Efix::new()
+        .args(["config", "check"])
+        .current_dir(&repo.root)
+        .env("HOME", "/home/user")
+        .run()
+        .expect_code(0);
+}
+
+/// `efix run --repro CMD --dry-run` with the written configuration, a replay engine answering
+/// `fix`, and `path` first on PATH; returns the run and its evidence.
+fn dry_run(repo: &Repo, command: &str, fix: &str, path: Option<&Path>) -> (Run, Value) {
+    let replay = json!({
+        "version": 1,
+        "plan": {"hypothesis": "h", "focus_files": []},
+        "fix": [{"output": fix, "root_cause": "r", "fix_summary": "f"}],
+    });
+    let (_guard, file) = replay_file(&replay.to_string());
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let mut efix =
+        Efix::replay_run(repo, command, &file).args(["--dry-run", "--max-rounds", "1"]);
+    if let Some(dir) = path {
+        let inherited = std::env::var_os("PATH").unwrap_or_default();
+        let dirs: Vec<PathBuf> = std::iter::once(dir.to_path_buf())
+            .chain(std::env::split_paths(&inherited))
+            .collect();
+        efix = efix.env("PATH", std::env::join_paths(dirs).unwrap().to_str().unwrap());
+    }
+    let run = efix.run();
+    let evidence = std::fs::read_to_string(artifacts.join("evidence.json")).unwrap();
+    (run, serde_json::from_str(&evidence).unwrap())
+}
+
+const WORDS_PY: &str = "def word_count(text):\n    return len([w for w in text.split(\" \")])\n";
+const TEST_WORDS_PY: &str = "from words import word_count\n\n\ndef test_single_spaces():\n    assert word_count(\"a b c\") == 3\n\n\ndef test_repeated_spaces():\n    assert word_count(\"a  b\") == 2\n";
+const PY_FIX: &str = "--- a/words.py\n+++ b/words.py\n@@ -1,2 +1,2 @@\n def word_count(text):\n-    return len([w for w in text.split(\" \")])\n+    return len(text.split())\n--- a/tests/test_words.py\n+++ b/tests/test_words.py\n@@ -8,2 +8,6 @@\n def test_repeated_spaces():\n     assert word_count(\"a  b\") == 2\n+\n+\n+def test_tabs_and_newlines():\n+    assert word_count(\"a\\tb\\nc \") == 3\n";
+const CI: &str = "name: CI\non: [push]\npermissions: {}\njobs:\n  test:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: python -m pytest -q\n";
+
+#[test]
+fn init_on_a_pytest_repository_writes_files_that_prove_a_real_fix_with_the_suggested_command() {
+    let repo = Repo::with_files(&[
+        (".gitignore", "__pycache__/\n.pytest_cache/\n"),
+        ("words.py", WORDS_PY),
+        ("tests/test_words.py", TEST_WORDS_PY),
+        ("pytest.ini", "[pytest]\npythonpath = .\n"),
+        ("requirements.txt", "pytest>=8,<9\n"),
+        (".github/workflows/ci.yml", CI),
+    ]);
+    let run = init(&repo, &[]).expect_code(0);
+    insta::assert_snapshot!(stable(&run.stdout(), &[&repo.root]));
+    assert!(repo.read(".efix.yml").contains("allow: [pytest]"));
+    assert!(repo.read(".github/workflows/efix.yml").contains("workflows: [CI]"));
+    config_check(&repo);
+    commit_all(&repo);
+    let command = suggested(&run.stdout());
+    assert_eq!(command, "pytest tests/test_words.py");
+    let before = repo.fingerprint();
+    let bin = crate::harness::python_tools();
+    let (run, evidence) = dry_run(&repo, &command, PY_FIX, Some(&bin));
+    run.expect_code(0);
+    assert_eq!(evidence["result"]["status"], "fixed");
+    assert_eq!(evidence["request"]["derived-suite"], "pytest");
+    assert_eq!(repo.fingerprint(), before, "--dry-run left a change");
+}
+
+#[test]
+fn init_on_a_jest_repository_lets_the_suggested_command_reproduce_its_failing_test() {
+    let repo = Repo::with_files(&[
+        (".gitignore", "node_modules/\n"),
+        (
+            "package.json",
+            "{\"name\": \"d\", \"private\": true, \"scripts\": {\"test\": \"jest\"}, \"devDependencies\": {\"jest\": \"29.7.0\"}}\n",
+        ),
+        ("package-lock.json", "{}\n"),
+        ("lib/sum.js", "module.exports = (a, b) => a - b;\n"),
+        (
+            "lib/sum.test.js",
+            "const sum = require('./sum');\ntest('adds', () => { expect(sum(1, 2)).toBe(3); });\n",
+        ),
+    ]);
+    copy_dir(
+        &npm_tools(crate::canary::JEST).join("node_modules"),
+        &repo.path("node_modules"),
+    );
+    let run = init(&repo, &[]).expect_code(0);
+    assert!(repo.read(".efix.yml").contains("allow: [npx]"));
+    config_check(&repo);
+    commit_all(&repo);
+    let command = suggested(&run.stdout());
+    assert_eq!(command, "npx jest lib/sum.test.js");
+    let (_run, evidence) = dry_run(&repo, &command, "NO_CHANGE", None);
+    assert_eq!(evidence["reproduction"]["reproduced"], true, "{evidence:#}");
+    assert_eq!(evidence["result"]["status"], "no-change", "{evidence:#}");
+    let forms: Vec<&str> = evidence["request"]["suite-forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(forms, ["npx jest", "npx jest lib/"]);
+}
+
+#[test]
+fn init_on_the_demo_crate_proves_the_demo_fix_with_the_suggested_command() {
+    let repo = Repo::demo();
+    let run = init(&repo, &["--engine", "acp", "--agent", "claude"]).expect_code(0);
+    assert!(
+        repo.read(".efix.yml")
+            .contains("allow: [cargo, claude-agent-acp]")
+    );
+    config_check(&repo);
+    commit_all(&repo);
+    let command = suggested(&run.stdout());
+    assert_eq!(command, "cargo test");
+    let replay = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-replay.yml");
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    Efix::replay_run(&repo, &command, &replay)
+        .args(["--dry-run"])
+        .run()
+        .expect_code(0);
+    let evidence: Value = serde_json::from_str(
+        &std::fs::read_to_string(artifacts.join("evidence.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(evidence["result"]["status"], "fixed");
+}
+
+#[test]
+fn init_on_a_go_module_lets_the_suggested_command_reproduce_its_failing_test() {
+    let repo = Repo::with_files(&[
+        ("go.mod", "module example.com/calc\n\ngo 1.20\n"),
+        ("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+        (
+            "calc/calc_test.go",
+            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n}\n",
+        ),
+    ]);
+    let run = init(&repo, &[]).expect_code(0);
+    config_check(&repo);
+    commit_all(&repo);
+    let command = suggested(&run.stdout());
+    assert_eq!(command, "go test ./calc");
+    let (_run, evidence) = dry_run(&repo, &command, "NO_CHANGE", None);
+    assert_eq!(evidence["reproduction"]["reproduced"], true, "{evidence:#}");
+    assert_eq!(evidence["result"]["status"], "no-change", "{evidence:#}");
+}
+
+#[test]
+fn init_without_a_runner_says_what_it_looked_for_and_writes_nothing() {
+    let repo = Repo::with_files(&[("README.md", "notes\n")]);
+    let run = init(&repo, &[]).expect_code(2);
+    insta::assert_snapshot!(stable(&run.stderr(), &[&repo.root]));
+    assert!(!repo.path(".efix.yml").exists());
+    assert!(!repo.path(".github").exists());
+}
+
+#[test]
+fn init_keeps_existing_files_without_force_and_dry_run_writes_nothing() {
+    let repo = Repo::with_files(&[("go.mod", "module x\n"), (".efix.yml", "version: 1\n")]);
+    let run = init(&repo, &[]).expect_code(2);
+    assert!(run.stderr().contains("write .efix.yml: it already exists"), "{}", run.stderr());
+    let run = init(&repo, &["--dry-run"]).expect_code(0);
+    assert!(run.stdout().contains("--- .efix.yml\n"));
+    assert!(
+        run.stdout()
+            .contains(".efix.yml (exists: replaced only with --force)")
+    );
+    assert_eq!(repo.read(".efix.yml"), "version: 1\n");
+    assert!(!repo.path(".github").exists());
+    init(&repo, &["--force"]).expect_code(0);
+    assert!(repo.read(".efix.yml").contains("allow: [go]"));
+}
+
+/// The linters `.ci/lint-actions` installs under the target directory, when it has run.
+fn linters() -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()?
+        .join("ci-lint-venv/bin");
+    ["zizmor", "check-jsonschema", "shellcheck"]
+        .iter()
+        .all(|tool| bin.join(tool).is_file())
+        .then_some(bin)
+}
+
+/// The `run:` scripts of a workflow.
+fn scripts(workflow: &Value) -> Vec<String> {
+    workflow["jobs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|job| job["steps"].as_array().unwrap())
+        .filter_map(|step| step["run"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn the_written_workflows_pass_zizmor_check_jsonschema_and_shellcheck() {
+    let Some(bin) = linters() else {
+        eprintln!("skipped: run .ci/lint-actions once to install the linters under target/");
+        return;
+    };
+    let python = Repo::with_files(&[
+        ("tests/test_a.py", "def test_a():\n    pass\n"),
+        ("pyproject.toml", "[tool.pytest.ini_options]\n"),
+        ("uv.lock", ""),
+        (".github/workflows/ci.yml", CI),
+    ]);
+    init(&python, &[]).expect_code(0);
+    let node = Repo::with_files(&[
+        ("package.json", "{\"scripts\": {\"test\": \"vitest\"}}"),
+        ("pnpm-lock.yaml", ""),
+        ("go.mod", "module x\n"),
+    ]);
+    init(
+        &node,
+        &[
+            "--engine",
+            "acp",
+            "--agent",
+            "gemini",
+            "--action",
+            "me/efix@0123456789abcdef0123456789abcdef01234567",
+        ],
+    )
+    .expect_code(0);
+    let workflows = [
+        python.path(".github/workflows/efix.yml"),
+        node.path(".github/workflows/efix.yml"),
+    ];
+    let check = |tool: &str, args: &[&str], files: &[PathBuf]| {
+        let out = Command::new(bin.join(tool))
+            .args(args)
+            .args(files)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{tool} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    check(
+        "check-jsonschema",
+        &["--builtin-schema", "vendor.github-workflows"],
+        &workflows,
+    );
+    check("zizmor", &["--offline", "--persona", "auditor"], &workflows);
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for workflow in &workflows {
+        let doc: Value = yaml_serde::from_str(&std::fs::read_to_string(workflow).unwrap()).unwrap();
+        for script in scripts(&doc) {
+            let file = dir.path().join(format!("step{}.sh", files.len()));
+            std::fs::write(&file, format!("#!/bin/bash\nset -e\n{script}")).unwrap();
+            files.push(file);
+        }
+    }
+    assert!(files.len() >= 4, "{files:?}");
+    check("shellcheck", &[], &files);
+}
