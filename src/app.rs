@@ -106,8 +106,10 @@ fn init(args: crate::cli::InitArgs, env: &Env) -> ExitStatus {
             let agent = match args.agent {
                 Some(agent) => agent,
                 None if interactive => {
-                    match report::ask("Agent: claude (Claude Code) or gemini (Gemini CLI)? [claude] ")
-                        .as_deref()
+                    match report::ask(
+                        "Agent: claude (Claude Code) or gemini (Gemini CLI)? [claude] ",
+                    )
+                    .as_deref()
                     {
                         Some("gemini") => AgentArg::Gemini,
                         Some("" | "claude") | None => AgentArg::Claude,

@@ -29,13 +29,12 @@ pub fn commands(root: &Path, findings: &Findings) -> Vec<RunnerCommands> {
         .iter()
         .map(|found| {
             let argv = example(found.what, &findings.files, &launcher);
-            let suites: Vec<Vec<String>> =
-                match crate::pipeline::suite::derive(&argv, root) {
-                    crate::pipeline::suite::Derivation::Forms(forms) => {
-                        forms.into_iter().map(|form| form.argv).collect()
-                    }
-                    _ => Vec::new(),
-                };
+            let suites: Vec<Vec<String>> = match crate::pipeline::suite::derive(&argv, root) {
+                crate::pipeline::suite::Derivation::Forms(forms) => {
+                    forms.into_iter().map(|form| form.argv).collect()
+                }
+                _ => Vec::new(),
+            };
             let mut programs: Vec<String> = Vec::new();
             for command in std::iter::once(&argv).chain(&suites) {
                 if let Some(program) = command.first() {
@@ -91,7 +90,11 @@ fn example(runner: Runner, files: &[String], launcher: &[String]) -> Vec<String>
         Runner::Unittest => {
             let file = first(&|f| is_python_test_file(f));
             let module = file.map(|f| python_module(&f));
-            [owned(&["python3", "-m", "unittest"]), module.into_iter().collect()].concat()
+            [
+                owned(&["python3", "-m", "unittest"]),
+                module.into_iter().collect(),
+            ]
+            .concat()
         }
         Runner::Django => {
             let file = first(&|f| is_python_test_file(f));
@@ -126,8 +129,10 @@ fn example(runner: Runner, files: &[String], launcher: &[String]) -> Vec<String>
             argv
         }
         Runner::Go => {
-            let dir = first(&|f| f.ends_with("_test.go"))
-                .map(|f| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_owned()));
+            let dir = first(&|f| f.ends_with("_test.go")).map(|f| {
+                f.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_owned())
+            });
             let package = match dir {
                 Some(dir) if !dir.is_empty() => format!("./{dir}"),
                 Some(_) => ".".to_owned(),

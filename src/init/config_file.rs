@@ -143,7 +143,11 @@ pub fn render(findings: &Findings, commands: &[RunnerCommands], engine: EngineCh
     out.push_str(
         "commands:\n  # Exactly the programs the commands below start; anything else is refused.\n",
     );
-    let _ = writeln!(out, "  allow: {}", list(&allowed_programs(commands, engine)));
+    let _ = writeln!(
+        out,
+        "  allow: {}",
+        list(&allowed_programs(commands, engine))
+    );
     out.push_str(
         "# No test.required-suites: for each reproduction efix derives the runner's suite and\n\
          # proves that no test passing before the fix fails after it, e.g.\n",

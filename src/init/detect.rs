@@ -321,9 +321,10 @@ fn python_runners(repo: &Repo<'_>, reasons: &mut BTreeMap<Runner, Vec<String>>) 
     if reasons.contains_key(&Runner::Pytest) || reasons.contains_key(&Runner::Django) {
         return;
     }
-    let unittest_file = repo.files.iter().find(|f| {
-        is_python_test_file(f) && repo.read(f).is_some_and(|t| t.contains("unittest"))
-    });
+    let unittest_file = repo
+        .files
+        .iter()
+        .find(|f| is_python_test_file(f) && repo.read(f).is_some_and(|t| t.contains("unittest")));
     if let Some(file) = unittest_file {
         add(reasons, Runner::Unittest, format!("{file} uses unittest"));
     }

@@ -148,8 +148,12 @@ pub fn plan(options: &InitOptions, env: &Env) -> Result<Plan, InitError> {
     let config_text = config_file::render(&findings, &commands, options.engine);
     let config = validate(root, &config_text, env)?;
     let example = commands.first().map_or("", |c| c.example.as_str());
-    let workflow_text =
-        workflow::render(&findings, options.engine, options.action.as_deref(), example);
+    let workflow_text = workflow::render(
+        &findings,
+        options.engine,
+        options.action.as_deref(),
+        example,
+    );
     let files = [
         (config::DEFAULT_FILE_NAME, config_text),
         (WORKFLOW_PATH, workflow_text),

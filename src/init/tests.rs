@@ -84,7 +84,10 @@ fn pytest_with_pip_and_a_ci_workflow_writes_the_comment_trigger_and_the_fan_out(
             strings(&["pytest"]),
         )]
     );
-    assert_eq!(plan.findings.python.as_ref().unwrap().what, PackageManager::Pip);
+    assert_eq!(
+        plan.findings.python.as_ref().unwrap().what,
+        PackageManager::Pip
+    );
     assert_eq!(plan.config.allow, strings(&["pytest"]));
     insta::assert_snapshot!(dry_run(&plan, dir.path()));
 }
@@ -107,11 +110,17 @@ fn unittest_with_uv_runs_the_module_with_python3() {
         vec![(
             Runner::Unittest,
             "python3 -m unittest tests.test_words".to_owned(),
-            strings(&["python3 -m unittest", "python3 -m unittest discover -s tests -t ."]),
+            strings(&[
+                "python3 -m unittest",
+                "python3 -m unittest discover -s tests -t ."
+            ]),
             strings(&["python3"]),
         )]
     );
-    assert_eq!(plan.findings.python.as_ref().unwrap().what, PackageManager::Uv);
+    assert_eq!(
+        plan.findings.python.as_ref().unwrap().what,
+        PackageManager::Uv
+    );
     insta::assert_snapshot!(dry_run(&plan, dir.path()));
 }
 
@@ -139,7 +148,10 @@ fn django_with_poetry_runs_manage_py_test() {
         PackageManager::Poetry
     );
     let workflow = &plan.files[1].text;
-    assert!(workflow.contains("poetry install --no-interaction"), "{workflow}");
+    assert!(
+        workflow.contains("poetry install --no-interaction"),
+        "{workflow}"
+    );
 }
 
 #[test]
@@ -188,7 +200,11 @@ fn vitest_with_pnpm_runs_through_pnpm_exec() {
             strings(&["pnpm"]),
         )]
     );
-    assert!(plan.files[1].text.contains("pnpm install --frozen-lockfile"));
+    assert!(
+        plan.files[1]
+            .text
+            .contains("pnpm install --frozen-lockfile")
+    );
 }
 
 #[test]
@@ -213,7 +229,11 @@ fn mocha_with_yarn_runs_what_the_test_script_gives_mocha() {
             strings(&["yarn", "npx"]),
         )]
     );
-    assert!(plan.files[1].text.contains("yarn install --frozen-lockfile"));
+    assert!(
+        plan.files[1]
+            .text
+            .contains("yarn install --frozen-lockfile")
+    );
 }
 
 #[test]
@@ -263,7 +283,10 @@ fn node_test_runs_node_test_on_a_test_file() {
 fn cargo_and_go_in_one_repository_are_two_runners() {
     let (dir, plan) = plan_of(
         &[
-            ("Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n"),
+            (
+                "Cargo.toml",
+                "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+            ),
             ("src/lib.rs", ""),
             ("tests/api.rs", ""),
             ("go.mod", "module example.com/x\n\ngo 1.22\n"),
@@ -317,7 +340,9 @@ fn gemini_is_configured_as_the_real_agent_tests_run_it() {
 fn a_repository_without_a_runner_is_an_error_that_names_what_was_looked_for() {
     let dir = scratch(&[("README.md", "hello\n"), ("main.c", "int main(){}\n")]);
     let err = plan(&options(dir.path(), EngineChoice::Openai), &Env::default()).unwrap_err();
-    let text = err.to_string().replace(&dir.path().display().to_string(), "[ROOT]");
+    let text = err
+        .to_string()
+        .replace(&dir.path().display().to_string(), "[ROOT]");
     insta::assert_snapshot!(text);
 }
 
@@ -357,7 +382,10 @@ fn the_action_must_be_pinned_by_a_full_commit() {
         )
     };
     assert!(matches!(with("me/efix@v1"), Err(InitError::Action { .. })));
-    assert!(matches!(with("efix@0123456789abcdef0123456789abcdef01234567"), Err(InitError::Action { .. })));
+    assert!(matches!(
+        with("efix@0123456789abcdef0123456789abcdef01234567"),
+        Err(InitError::Action { .. })
+    ));
     let pinned = with("me/efix@0123456789abcdef0123456789abcdef01234567").unwrap();
     let workflow = &pinned.files[1].text;
     assert!(workflow.contains("uses: me/efix@0123456789abcdef0123456789abcdef01234567\n"));

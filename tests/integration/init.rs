@@ -72,14 +72,16 @@ fn dry_run(repo: &Repo, command: &str, fix: &str, path: Option<&Path>) -> (Run, 
     });
     let (_guard, file) = replay_file(&replay.to_string());
     let artifacts = repo.root.parent().unwrap().join("artifacts");
-    let mut efix =
-        Efix::replay_run(repo, command, &file).args(["--dry-run", "--max-rounds", "1"]);
+    let mut efix = Efix::replay_run(repo, command, &file).args(["--dry-run", "--max-rounds", "1"]);
     if let Some(dir) = path {
         let inherited = std::env::var_os("PATH").unwrap_or_default();
         let dirs: Vec<PathBuf> = std::iter::once(dir.to_path_buf())
             .chain(std::env::split_paths(&inherited))
             .collect();
-        efix = efix.env("PATH", std::env::join_paths(dirs).unwrap().to_str().unwrap());
+        efix = efix.env(
+            "PATH",
+            std::env::join_paths(dirs).unwrap().to_str().unwrap(),
+        );
     }
     let run = efix.run();
     let evidence = std::fs::read_to_string(artifacts.join("evidence.json")).unwrap();
@@ -104,7 +106,10 @@ fn init_on_a_pytest_repository_writes_files_that_prove_a_real_fix_with_the_sugge
     let run = init(&repo, &[]).expect_code(0);
     insta::assert_snapshot!(stable(&run.stdout(), &[&repo.root]));
     assert!(repo.read(".efix.yml").contains("allow: [pytest]"));
-    assert!(repo.read(".github/workflows/efix.yml").contains("workflows: [CI]"));
+    assert!(
+        repo.read(".github/workflows/efix.yml")
+            .contains("workflows: [CI]")
+    );
     config_check(&repo);
     commit_all(&repo);
     let command = suggested(&run.stdout());
@@ -173,10 +178,9 @@ fn init_on_the_demo_crate_proves_the_demo_fix_with_the_suggested_command() {
         .args(["--dry-run"])
         .run()
         .expect_code(0);
-    let evidence: Value = serde_json::from_str(
-        &std::fs::read_to_string(artifacts.join("evidence.json")).unwrap(),
-    )
-    .unwrap();
+    let evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap())
+            .unwrap();
     assert_eq!(evidence["result"]["status"], "fixed");
 }
 
@@ -184,7 +188,10 @@ fn init_on_the_demo_crate_proves_the_demo_fix_with_the_suggested_command() {
 fn init_on_a_go_module_lets_the_suggested_command_reproduce_its_failing_test() {
     let repo = Repo::with_files(&[
         ("go.mod", "module example.com/calc\n\ngo 1.20\n"),
-        ("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+        (
+            "calc/calc.go",
+            "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+        ),
         (
             "calc/calc_test.go",
             "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n}\n",
@@ -213,7 +220,11 @@ fn init_without_a_runner_says_what_it_looked_for_and_writes_nothing() {
 fn init_keeps_existing_files_without_force_and_dry_run_writes_nothing() {
     let repo = Repo::with_files(&[("go.mod", "module x\n"), (".efix.yml", "version: 1\n")]);
     let run = init(&repo, &[]).expect_code(2);
-    assert!(run.stderr().contains("write .efix.yml: it already exists"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("write .efix.yml: it already exists"),
+        "{}",
+        run.stderr()
+    );
     let run = init(&repo, &["--dry-run"]).expect_code(0);
     assert!(run.stdout().contains("--- .efix.yml\n"));
     assert!(
