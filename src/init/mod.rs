@@ -5,9 +5,10 @@
 //! each runner into a real test command and the suite forms Prove derives from it,
 //! `config_file` and `workflow` render the two files, and `summary` says what was found and
 //! why. [`plan`] does all of that without writing; [`write`] writes a plan. The configuration
-//! is validated by the same code as `efix config check` before anything is written. Prompts
-//! and printing belong to the caller (`app`).
+//! is validated by the same code as `efix config check` before anything is written. `command`
+//! is the CLI command: the prompts, printing (through `report`) and the exit code.
 
+mod command;
 mod commands;
 mod config_file;
 mod detect;
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{self, Config, ConfigError, Env, Overrides};
 
+pub use command::run;
 pub use commands::RunnerCommands;
 pub use detect::{CiWorkflow, Findings, Found, PackageManager, Runner, detect};
 pub use summary::{dry_run, summary};
@@ -77,7 +79,7 @@ pub enum InitError {
     Invalid {
         text: String,
         #[source]
-        source: ConfigError,
+        source: Box<ConfigError>,
     },
     /// Writing a file failed; files written before it stay.
     #[error("write {}", path.display())]
@@ -201,7 +203,7 @@ fn validate(root: &Path, text: &str, env: &Env) -> Result<Config, InitError> {
     let path = root.join(config::DEFAULT_FILE_NAME);
     let invalid = |source| InitError::Invalid {
         text: text.to_owned(),
-        source,
+        source: Box::new(source),
     };
     let file = config::parse(&path, text).map_err(invalid)?;
     let overrides = Overrides {
