@@ -404,6 +404,7 @@ fn javascript_runners(repo: &Repo<'_>, reasons: &mut BTreeMap<Runner, Vec<String
 /// The runners a shell line invokes (a package script, a workflow's `run:` line).
 pub fn runners_in_line(line: &str) -> Vec<Runner> {
     let mut out = Vec::new();
+    let line = expand_variables(line);
     let commands = line
         .split("&&")
         .flat_map(|part| part.split("||"))
@@ -437,20 +438,43 @@ pub fn runners_in_line(line: &str) -> Vec<Runner> {
     out
 }
 
-/// Whether a workflow line runs tests through a package manager or a task runner.
+/// Whether a workflow line runs tests through a package manager, a task runner or a test
+/// environment manager: `npm test`, `pnpm run test:unit`, `make richtest`, `uv run tox run`.
 fn runs_tests_indirectly(line: &str) -> bool {
+    let line = expand_variables(line);
     let words: Vec<&str> = line.split_whitespace().collect();
+    let testing = |word: &str| word.contains("test") || word == "check";
     words.windows(2).any(|pair| {
         matches!(
             (pair[0], pair[1]),
             ("npm" | "pnpm" | "yarn" | "bun", "test" | "t")
-                | ("make" | "just" | "task", "test" | "check")
-        )
+        ) || (matches!(pair[0], "make" | "just" | "task") && testing(pair[1]))
     }) || words.windows(3).any(|w| {
-        matches!(w[0], "npm" | "pnpm" | "yarn" | "bun") && w[1] == "run" && w[2].starts_with("test")
-    }) || words
-        .first()
-        .is_some_and(|w| matches!(*w, "tox" | "nox" | "hatch"))
+        matches!(w[0], "npm" | "pnpm" | "yarn" | "bun") && w[1] == "run" && w[2].contains("test")
+    }) || words.iter().any(|w| matches!(*w, "tox" | "nox"))
+        || words.windows(2).any(|pair| pair == ["hatch", "test"])
+}
+
+/// A workflow line with its variables read as the programs they usually hold: `${{ env.CARGO
+/// }} test` and `$CARGO test` → `cargo test` (a workflow that picks `cross` or `cargo` per
+/// target still runs cargo's tests).
+fn expand_variables(line: &str) -> String {
+    static EXPRESSION: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\$\{\{\s*(?:env\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|\$\{?([A-Z_][A-Z0-9_]*)\}?",
+        )
+        .ok()
+    });
+    match EXPRESSION.as_ref() {
+        Some(re) => re
+            .replace_all(line, |caps: &regex::Captures<'_>| {
+                caps.get(1)
+                    .or_else(|| caps.get(2))
+                    .map_or(String::new(), |m| m.as_str().to_ascii_lowercase())
+            })
+            .into_owned(),
+        None => line.to_owned(),
+    }
 }
 
 /// Workflows under `.github/workflows/` with a step that runs tests, in path order. efix's

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::config_file::{OPENAI_MODEL, allowed_programs};
 use super::workflow::ACTION_PLACEHOLDER;
-use super::{EngineChoice, Plan, WORKFLOW_PATH};
+use super::{EngineChoice, PackageManager, Plan, WORKFLOW_PATH};
 
 /// Width of the first column.
 const LABEL: usize = 28;
@@ -114,10 +114,20 @@ pub fn summary(plan: &Plan, written: bool, root: &Path) -> String {
     }
 
     if let Some(command) = plan.next_command() {
+        // efix runs `pytest`, not `uv run pytest`: the project's environment must be on PATH.
+        let environment = match plan.findings.python.as_ref().map(|f| f.what) {
+            Some(PackageManager::Uv) => {
+                " in the project's environment (uv sync; . .venv/bin/activate)"
+            }
+            Some(PackageManager::Poetry) => {
+                " in the project's environment (poetry install; eval \"$(poetry env activate)\")"
+            }
+            _ => "",
+        };
         let _ = write!(
             out,
             "\nTry it here: commit the files (efix runs only on a clean tree), then run a real test \
-             of this repository (--dry-run leaves no change applied):\n  \
+             of this repository{environment} (--dry-run leaves no change applied):\n  \
              efix run --repro {} --dry-run\n",
             quoted(command)
         );

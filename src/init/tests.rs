@@ -422,8 +422,54 @@ fn runner_lines_name_the_runner_whatever_launches_it() {
         ("c8 node --test test/", Runner::NodeTest),
         ("cargo nextest run", Runner::Cargo),
         ("go test -race ./...", Runner::Go),
+        (
+            "${{ env.CARGO }} test --workspace ${{ env.TARGET_FLAGS }}",
+            Runner::Cargo,
+        ),
+        ("$CARGO test", Runner::Cargo),
     ] {
         assert_eq!(detect::runners_in_line(line), vec![runner], "{line}");
     }
     assert!(detect::runners_in_line("cargo build && go vet ./...").is_empty());
+}
+
+#[test]
+fn ci_workflows_that_run_tests_through_a_task_runner_are_found() {
+    for run in [
+        "uv run --locked --group dev tox run",
+        "RICHGO_FORCE_COLOR=1 make richtest",
+        "npm run test:unit",
+        "hatch test",
+    ] {
+        let workflow = format!(
+            "name: Tests\non: [push]\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo hi\n      - run: {run}\n"
+        );
+        let (_dir, plan) = plan_of(
+            &[
+                ("go.mod", "module x\n"),
+                (".github/workflows/t.yml", &workflow),
+            ],
+            EngineChoice::Openai,
+        );
+        assert_eq!(
+            plan.findings.ci,
+            vec![CiWorkflow {
+                file: ".github/workflows/t.yml".to_owned(),
+                name: "Tests".to_owned(),
+                runs: run.to_owned(),
+            }],
+            "{run}"
+        );
+    }
+    let (_dir, plan) = plan_of(
+        &[
+            ("go.mod", "module x\n"),
+            (
+                ".github/workflows/lint.yml",
+                "on: [push]\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: make lint\n",
+            ),
+        ],
+        EngineChoice::Openai,
+    );
+    assert!(plan.findings.ci.is_empty());
 }
