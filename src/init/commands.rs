@@ -75,7 +75,19 @@ fn owned(words: &[&str]) -> Vec<String> {
 
 /// The runner's command on its first test file in path order, else its whole suite.
 fn example(runner: Runner, files: &[String], launcher: &[String]) -> Vec<String> {
-    let first = |pick: &dyn Fn(&str) -> bool| files.iter().find(|f| pick(f)).cloned();
+    // A test of the repository's own suite: not a fixture or an example that its runner
+    // does not collect, and one under a top-level test directory when there is one.
+    let first = |pick: &dyn Fn(&str) -> bool| {
+        let candidates: Vec<&String> = files
+            .iter()
+            .filter(|f| pick(f) && !f.split('/').any(|part| NOT_SUITE_DIRS.contains(&part)))
+            .collect();
+        candidates
+            .iter()
+            .find(|f| TEST_DIRS.iter().any(|dir| f.starts_with(dir)))
+            .or(candidates.first())
+            .map(|f| (*f).clone())
+    };
     let under_launcher = |rest: &[&str], file: Option<String>| {
         let mut argv = launcher.to_vec();
         argv.extend(owned(rest));
@@ -142,6 +154,13 @@ fn example(runner: Runner, files: &[String], launcher: &[String]) -> Vec<String>
         }
     }
 }
+
+/// Directories whose files a runner's suite usually does not collect as tests.
+const NOT_SUITE_DIRS: &[&str] = &[
+    "fixtures", "fixture", "testdata", "examples", "example", "docs",
+];
+/// Top-level test directories, preferred for the example.
+const TEST_DIRS: &[&str] = &["tests/", "test/", "__tests__/", "spec/"];
 
 const JS_EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"];
 

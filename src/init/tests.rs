@@ -412,6 +412,21 @@ fn efix_own_workflow_is_not_taken_for_ci_and_node_modules_is_not_read() {
 }
 
 #[test]
+fn the_example_is_a_test_of_the_suite_not_a_fixture_or_an_example() {
+    let (_dir, plan) = plan_of(
+        &[
+            ("conftest.py", ""),
+            ("aaa/test_first.py", ""),
+            ("examples/test_demo.py", ""),
+            ("tests/fixtures/test_data.py", ""),
+            ("tests/test_real.py", ""),
+        ],
+        EngineChoice::Openai,
+    );
+    assert_eq!(derived(&plan)[0].1, "pytest tests/test_real.py");
+}
+
+#[test]
 fn runner_lines_name_the_runner_whatever_launches_it() {
     for (line, runner) in [
         ("python -m pytest -q", Runner::Pytest),
