@@ -329,3 +329,117 @@ fn the_written_workflows_pass_zizmor_check_jsonschema_and_shellcheck() {
     assert!(files.len() >= 4, "{files:?}");
     check("shellcheck", &[], &files);
 }
+
+/// `efix init --yes`, commit, then the suggested command under `--dry-run` with a replay
+/// engine that answers NO_CHANGE: the failing test reproduces and the derived suite forms are
+/// the ones expected (none refused by the allowlist). `npm` is an npm package copied into
+/// `node_modules/`.
+fn init_then_reproduce(files: &[(&str, &str)], npm: Option<&str>, command: &str, forms: &[&str]) {
+    let repo = Repo::with_files(files);
+    if let Some(spec) = npm {
+        copy_dir(
+            &npm_tools(spec).join("node_modules"),
+            &repo.path("node_modules"),
+        );
+    }
+    let run = init(&repo, &[]).expect_code(0);
+    config_check(&repo);
+    commit_all(&repo);
+    assert_eq!(suggested(&run.stdout()), command);
+    let (_run, evidence) = dry_run(&repo, command, "NO_CHANGE", None);
+    assert_eq!(evidence["reproduction"]["reproduced"], true, "{evidence:#}");
+    assert_eq!(evidence["result"]["status"], "no-change", "{evidence:#}");
+    let derived: Vec<&str> = evidence["request"]["suite-forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(derived, forms);
+}
+
+const ADD_JS: &str = "module.exports = (a, b) => a - b;\n";
+
+#[test]
+fn init_on_a_node_test_package_reproduces_with_node_test() {
+    init_then_reproduce(
+        &[
+            (
+                "package.json",
+                "{\"scripts\": {\"test\": \"node --test\"}}\n",
+            ),
+            ("lib/add.js", ADD_JS),
+            (
+                "test/add.test.js",
+                "const test = require('node:test');\nconst assert = require('node:assert');\nconst add = require('../lib/add');\ntest('adds', () => { assert.strictEqual(add(1, 2), 3); });\n",
+            ),
+        ],
+        None,
+        "node --test test/add.test.js",
+        &["node --test"],
+    );
+}
+
+#[test]
+fn init_on_a_mocha_package_reproduces_with_npx_mocha() {
+    init_then_reproduce(
+        &[
+            (".gitignore", "node_modules/\n"),
+            (
+                "package.json",
+                "{\"scripts\": {\"test\": \"mocha test/\"}}\n",
+            ),
+            ("package-lock.json", "{}\n"),
+            ("lib/add.js", ADD_JS),
+            (
+                "test/add.js",
+                "const assert = require('node:assert');\nconst add = require('../lib/add');\nit('adds', () => { assert.strictEqual(add(1, 2), 3); });\n",
+            ),
+        ],
+        Some(crate::harness::MOCHA),
+        "npx mocha test/add.js",
+        &["npx mocha test/", "npx mocha --recursive test/"],
+    );
+}
+
+#[test]
+fn init_on_a_unittest_project_reproduces_with_python3_m_unittest() {
+    init_then_reproduce(
+        &[
+            (".gitignore", "__pycache__/\n"),
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            ("tests/__init__.py", ""),
+            (
+                "tests/test_calc.py",
+                "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+            ),
+        ],
+        None,
+        "python3 -m unittest tests.test_calc",
+        &[
+            "python3 -m unittest",
+            "python3 -m unittest discover -s tests -t .",
+        ],
+    );
+}
+
+#[test]
+fn init_on_a_tape_package_reproduces_with_node_and_proves_with_npx_tape() {
+    init_then_reproduce(
+        &[
+            (".gitignore", "node_modules/\n"),
+            (
+                "package.json",
+                "{\"scripts\": {\"test\": \"tape 'test/**/*.js'\"}, \"devDependencies\": {\"tape\": \"5.9.0\"}}\n",
+            ),
+            ("lib/add.js", ADD_JS),
+            (
+                "test/add.js",
+                "const test = require('tape');\nconst add = require('../lib/add');\ntest('adds', (t) => { t.equal(add(1, 2), 3); t.end(); });\n",
+            ),
+        ],
+        Some("tape@5.9.0"),
+        "node test/add.js",
+        &["npx tape 'test/**/*.js'"],
+    );
+}
