@@ -319,6 +319,32 @@ fn cargo_and_go_in_one_repository_are_two_runners() {
 }
 
 #[test]
+fn pytest_and_jest_in_one_repository_install_both_and_allow_both() {
+    let (_dir, plan) = plan_of(
+        &[
+            ("conftest.py", ""),
+            ("tests/test_a.py", ""),
+            ("package.json", r#"{"scripts": {"test": "jest"}}"#),
+            ("yarn.lock", ""),
+            ("web/a.test.js", ""),
+        ],
+        EngineChoice::Openai,
+    );
+    let runners: Vec<Runner> = plan.commands.iter().map(|c| c.runner).collect();
+    assert_eq!(runners, [Runner::Pytest, Runner::Jest]);
+    assert_eq!(plan.config.allow, strings(&["pytest", "yarn"]));
+    let workflow = &plan.files[1].text;
+    assert!(
+        workflow.contains("Install the Python dependencies (pip)"),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("yarn install --frozen-lockfile"),
+        "{workflow}"
+    );
+}
+
+#[test]
 fn gemini_is_configured_as_the_real_agent_tests_run_it() {
     let (_dir, plan) = plan_of(
         &[("go.mod", "module x\n"), ("a_test.go", "package x\n")],

@@ -443,3 +443,24 @@ fn init_on_a_tape_package_reproduces_with_node_and_proves_with_npx_tape() {
         &["npx tape 'test/**/*.js'"],
     );
 }
+
+#[test]
+fn init_on_a_vitest_package_reproduces_with_npx_vitest_run() {
+    init_then_reproduce(
+        &[
+            (".gitignore", "node_modules/\n"),
+            (
+                "package.json",
+                "{\"type\": \"module\", \"scripts\": {\"test\": \"vitest\"}, \"devDependencies\": {\"vitest\": \"3.2.4\"}}\n",
+            ),
+            ("lib/add.js", "export const add = (a, b) => a - b;\n"),
+            (
+                "test/add.test.js",
+                "import { expect, test } from 'vitest';\nimport { add } from '../lib/add.js';\ntest('adds', () => { expect(add(1, 2)).toBe(3); });\n",
+            ),
+        ],
+        Some("vitest@3.2.4"),
+        "npx vitest run test/add.test.js",
+        &["npx vitest run", "npx vitest run test/"],
+    );
+}
