@@ -82,8 +82,8 @@ says what was found and why, the secrets to add and the command to try next.
 
 Exit codes:
   0  the files were written (with --dry-run: printed)
-  2  usage error, no test runner found, a file exists already (without --force) or could not
-     be written; nothing was written";
+  2  usage error, no test runner found or a file exists already (without --force): nothing
+     was written; or a file could not be written";
 
 /// The engine `efix init` configures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -125,39 +125,24 @@ fn init_on_a_pytest_repository_writes_files_that_prove_a_real_fix_with_the_sugge
 
 #[test]
 fn init_on_a_jest_repository_lets_the_suggested_command_reproduce_its_failing_test() {
-    let repo = Repo::with_files(&[
-        (".gitignore", "node_modules/\n"),
-        (
-            "package.json",
-            "{\"name\": \"d\", \"private\": true, \"scripts\": {\"test\": \"jest\"}, \"devDependencies\": {\"jest\": \"29.7.0\"}}\n",
-        ),
-        ("package-lock.json", "{}\n"),
-        ("lib/sum.js", "module.exports = (a, b) => a - b;\n"),
-        (
-            "lib/sum.test.js",
-            "const sum = require('./sum');\ntest('adds', () => { expect(sum(1, 2)).toBe(3); });\n",
-        ),
-    ]);
-    copy_dir(
-        &npm_tools(crate::canary::JEST).join("node_modules"),
-        &repo.path("node_modules"),
+    init_then_reproduce(
+        &[
+            (".gitignore", "node_modules/\n"),
+            (
+                "package.json",
+                "{\"name\": \"d\", \"private\": true, \"scripts\": {\"test\": \"jest\"}, \"devDependencies\": {\"jest\": \"29.7.0\"}}\n",
+            ),
+            ("package-lock.json", "{}\n"),
+            ("lib/sum.js", "module.exports = (a, b) => a - b;\n"),
+            (
+                "lib/sum.test.js",
+                "const sum = require('./sum');\ntest('adds', () => { expect(sum(1, 2)).toBe(3); });\n",
+            ),
+        ],
+        Some(crate::canary::JEST),
+        "npx jest lib/sum.test.js",
+        &["npx jest", "npx jest lib/"],
     );
-    let run = init(&repo, &[]).expect_code(0);
-    assert!(repo.read(".efix.yml").contains("allow: [npx]"));
-    config_check(&repo);
-    commit_all(&repo);
-    let command = suggested(&run.stdout());
-    assert_eq!(command, "npx jest lib/sum.test.js");
-    let (_run, evidence) = dry_run(&repo, &command, "NO_CHANGE", None);
-    assert_eq!(evidence["reproduction"]["reproduced"], true, "{evidence:#}");
-    assert_eq!(evidence["result"]["status"], "no-change", "{evidence:#}");
-    let forms: Vec<&str> = evidence["request"]["suite-forms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["command"].as_str().unwrap())
-        .collect();
-    assert_eq!(forms, ["npx jest", "npx jest lib/"]);
 }
 
 #[test]
@@ -186,25 +171,22 @@ fn init_on_the_demo_crate_proves_the_demo_fix_with_the_suggested_command() {
 
 #[test]
 fn init_on_a_go_module_lets_the_suggested_command_reproduce_its_failing_test() {
-    let repo = Repo::with_files(&[
-        ("go.mod", "module example.com/calc\n\ngo 1.20\n"),
-        (
-            "calc/calc.go",
-            "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
-        ),
-        (
-            "calc/calc_test.go",
-            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n}\n",
-        ),
-    ]);
-    let run = init(&repo, &[]).expect_code(0);
-    config_check(&repo);
-    commit_all(&repo);
-    let command = suggested(&run.stdout());
-    assert_eq!(command, "go test ./calc");
-    let (_run, evidence) = dry_run(&repo, &command, "NO_CHANGE", None);
-    assert_eq!(evidence["reproduction"]["reproduced"], true, "{evidence:#}");
-    assert_eq!(evidence["result"]["status"], "no-change", "{evidence:#}");
+    init_then_reproduce(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.20\n"),
+            (
+                "calc/calc.go",
+                "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+            ),
+            (
+                "calc/calc_test.go",
+                "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n}\n",
+            ),
+        ],
+        None,
+        "go test ./calc",
+        &["go test ./..."],
+    );
 }
 
 #[test]
@@ -463,4 +445,10 @@ fn init_on_a_vitest_package_reproduces_with_npx_vitest_run() {
         "npx vitest run test/add.test.js",
         &["npx vitest run", "npx vitest run test/"],
     );
+}
+
+#[test]
+fn init_help_documents_every_flag_and_the_exit_codes() {
+    let run = Efix::new().args(["init", "--help"]).run().expect_code(0);
+    insta::assert_snapshot!(run.stdout());
 }
