@@ -452,3 +452,51 @@ fn init_help_documents_every_flag_and_the_exit_codes() {
     let run = Efix::new().args(["init", "--help"]).run().expect_code(0);
     insta::assert_snapshot!(run.stdout());
 }
+
+/// `efix init` on a terminal (a pty from util-linux's `script`), answering its questions with
+/// `answers`; returns what the terminal showed.
+fn init_on_a_terminal(repo: &Repo, answers: &str) -> String {
+    let efix = shlex::try_quote(env!("CARGO_BIN_EXE_efix"))
+        .unwrap()
+        .into_owned();
+    let root = shlex::try_quote(repo.root.to_str().unwrap())
+        .unwrap()
+        .into_owned();
+    let mut child = Command::new("script")
+        .args(["-qec", &format!("{efix} init --repo {root}"), "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", "/home/user")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the terminal test needs `script` from util-linux on PATH");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn init_on_a_terminal_asks_for_the_engine_the_agent_and_before_writing() {
+    let repo = Repo::with_files(&[("go.mod", "module x\n")]);
+    let shown = init_on_a_terminal(&repo, "\nn\n");
+    assert!(shown.contains("Engine: openai"), "{shown}");
+    assert!(
+        shown.contains("Write .efix.yml and .github/workflows/efix.yml? [Y/n]"),
+        "{shown}"
+    );
+    assert!(!repo.path(".efix.yml").exists(), "{shown}");
+    let shown = init_on_a_terminal(&repo, "acp\ngemini\ny\n");
+    assert!(shown.contains("Agent: claude (Claude Code) or gemini (Gemini CLI)? [claude]"));
+    assert!(
+        repo.read(".efix.yml").contains("command: \"gemini --acp\""),
+        "{shown}"
+    );
+}
