@@ -470,7 +470,7 @@ fn init_on_a_terminal(repo: &Repo, answers: &str) -> String {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .expect("the terminal test needs `script` from util-linux on PATH");
+        .unwrap_or_else(|err| panic!("the terminal test needs `script` from util-linux: {err}"));
     use std::io::Write as _;
     child
         .stdin
