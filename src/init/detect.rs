@@ -127,6 +127,9 @@ pub struct Findings {
     pub python: Option<Found<PackageManager>>,
     pub javascript: Option<Found<PackageManager>>,
     pub ci: Vec<CiWorkflow>,
+    /// Whether the root is an installable Python package (`setup.py`, or a `pyproject.toml`
+    /// with `[project]` or `[build-system]`), which pip installs with `-e .`.
+    pub python_package: bool,
     /// Every file walked, relative, `/`-separated, in path order.
     pub files: Vec<String>,
 }
@@ -168,11 +171,17 @@ pub fn detect(root: &Path) -> Findings {
         .iter()
         .any(|r| r.what.is_javascript())
         .then(|| javascript_manager(&repo));
+    let python_package = repo.has("setup.py")
+        || repo.read("pyproject.toml").is_some_and(|t| {
+            t.lines()
+                .any(|l| matches!(l.trim(), "[project]" | "[build-system]"))
+        });
     Findings {
         runners,
         python,
         javascript,
         ci,
+        python_package,
         files: repo.files,
     }
 }

@@ -60,6 +60,9 @@ pub enum InitError {
         root.display()
     )]
     NoRunner { root: PathBuf },
+    /// `--repo` is not a directory.
+    #[error("set up efix in {}: not a directory", root.display())]
+    NotADirectory { root: PathBuf },
     /// A file init would write exists and `--force` was not given; nothing is written.
     #[error(
         "write {}: it already exists (nothing was written; --force replaces it, --dry-run \
@@ -142,6 +145,9 @@ pub fn plan(options: &InitOptions, env: &Env) -> Result<Plan, InitError> {
         check_action(action)?;
     }
     let root = &options.root;
+    if !root.is_dir() {
+        return Err(InitError::NotADirectory { root: root.clone() });
+    }
     let findings = detect(root);
     if findings.runners.is_empty() {
         return Err(InitError::NoRunner { root: root.clone() });

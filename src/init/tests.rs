@@ -396,6 +396,39 @@ fn existing_files_are_kept_without_force_and_replaced_with_it() {
 }
 
 #[test]
+fn pip_installs_the_project_only_when_it_is_a_package() {
+    let files = |pyproject: &'static str| {
+        vec![
+            ("pyproject.toml", pyproject),
+            ("tests/test_a.py", ""),
+            ("conftest.py", ""),
+        ]
+    };
+    let (_dir, plan) = plan_of(&files("[tool.pytest.ini_options]\n"), EngineChoice::Openai);
+    assert!(!plan.files[1].text.contains("install -e ."));
+    let (_dir, plan) = plan_of(
+        &files("[project]\nname = \"a\"\n\n[tool.pytest.ini_options]\n"),
+        EngineChoice::Openai,
+    );
+    assert!(
+        plan.files[1]
+            .text
+            .contains("\"$RUNNER_TEMP/venv/bin/pip\" install -e .\n")
+    );
+}
+
+#[test]
+fn a_repo_that_is_not_a_directory_is_named() {
+    let dir = scratch(&[]);
+    let missing = dir.path().join("nope");
+    let err = plan(&options(&missing, EngineChoice::Openai), &home()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("set up efix in {}: not a directory", missing.display())
+    );
+}
+
+#[test]
 fn the_action_must_be_pinned_by_a_full_commit() {
     let dir = scratch(&python_pip());
     let with = |action: &str| {

@@ -67,10 +67,7 @@ fn dependency_steps(findings: &Findings, engine: EngineChoice) -> String {
             }) {
                 lines.push(format!("{pip} -r {}", scalar(file)));
             }
-            if ["pyproject.toml", "setup.py"]
-                .iter()
-                .any(|m| findings.files.iter().any(|f| f == m))
-            {
+            if findings.python_package {
                 lines.push(format!("{pip} -e ."));
             }
             if needs_pytest {
