@@ -88,6 +88,14 @@ pub fn scalar(value: &str) -> String {
     }
 }
 
+/// Text for a YAML comment: control characters (a line break in a script or a file name
+/// would end the comment and start YAML) become spaces.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn list(items: &[String]) -> String {
     let items: Vec<String> = items.iter().map(|i| scalar(i)).collect();
     format!("[{}]", items.join(", "))
@@ -116,7 +124,12 @@ pub fn render(findings: &Findings, commands: &[RunnerCommands], engine: EngineCh
          # Check it with `efix config check`; every key is described by `efix schema config`.\n",
     );
     for found in &findings.runners {
-        let _ = writeln!(out, "# {}: {}", found.what.name(), found.why.join("; "));
+        let _ = writeln!(
+            out,
+            "# {}: {}",
+            found.what.name(),
+            one_line(&found.why.join("; "))
+        );
     }
     out.push_str("version: 1\n");
     match engine {
@@ -158,7 +171,12 @@ pub fn render(findings: &Findings, commands: &[RunnerCommands], engine: EngineCh
         } else {
             command.suites.join(" | ")
         };
-        let _ = writeln!(out, "#   {}  ->  {suites}", command.example);
+        let _ = writeln!(
+            out,
+            "#   {}  ->  {}",
+            one_line(&command.example),
+            one_line(&suites)
+        );
     }
     out
 }

@@ -418,6 +418,24 @@ fn pip_installs_the_project_only_when_it_is_a_package() {
 }
 
 #[test]
+fn a_line_break_in_a_script_or_a_file_name_cannot_add_keys_to_the_files() {
+    let (_dir, plan) = plan_of(
+        &[
+            (
+                "package.json",
+                r#"{"scripts": {"test": "jest\nengine: replay"}}"#,
+            ),
+            ("a\nengine: replay.test.js", ""),
+        ],
+        EngineChoice::Openai,
+    );
+    assert_eq!(plan.config.engine, crate::config::EngineKind::Openai);
+    for file in &plan.files {
+        assert!(!file.text.contains("\nengine: replay"), "{}", file.text);
+    }
+}
+
+#[test]
 fn a_repo_that_is_not_a_directory_is_named() {
     let dir = scratch(&[]);
     let missing = dir.path().join("nope");

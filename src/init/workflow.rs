@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::EngineChoice;
-use super::config_file::{OPENAI_KEY, scalar};
+use super::config_file::{OPENAI_KEY, one_line, scalar};
 use super::detect::{Findings, PackageManager, Runner};
 
 /// actions/checkout, pinned as in this repository's own workflows.
@@ -188,6 +188,7 @@ pub fn render(
          # someone with write permission runs efix on that command, e.g.\n\
          #   /efix {example}\n\
          # efix checks the commenter itself and opens a pull request with the proven fix.\n",
+        example = one_line(example),
     );
     if !ci.is_empty() {
         out.push_str(
