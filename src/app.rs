@@ -62,6 +62,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Command::Restore(args) => restore(args.repo.unwrap_or_else(cwd)),
         Command::Publish(args) => publish_command(args, &env),
         Command::Triage(args) => crate::triage::run(args, &env),
+        Command::Init(args) => crate::init::run(args, &env),
     }
 }
 

@@ -69,6 +69,62 @@ pub enum Command {
     /// cause. Reads JUnit reports, runner logs, or a workflow run's failed jobs on GitHub.
     #[command(after_help = TRIAGE_EXIT_CODES)]
     Triage(TriageArgs),
+    /// Read the repository (manifests, lockfiles, test configs, CI workflows) and write a
+    /// checked .efix.yml and .github/workflows/efix.yml for the test runners it uses.
+    #[command(after_help = INIT_EXIT_CODES)]
+    Init(InitArgs),
+}
+
+const INIT_EXIT_CODES: &str = "\
+Runners: pytest, Django's test runner, unittest, jest, vitest, mocha, tape, node --test, cargo
+test and go test; package managers pip, uv, poetry, npm, pnpm and yarn. The summary (stdout)
+says what was found and why, the secrets to add and the command to try next.
+
+Exit codes:
+  0  the files were written (with --dry-run: printed)
+  2  usage error, no test runner found or a file exists already (without --force): nothing
+     was written; or a file could not be written";
+
+/// The engine `efix init` configures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InitEngineArg {
+    Openai,
+    Acp,
+}
+
+/// The ACP agent `efix init` configures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    /// Claude Code (claude-agent-acp).
+    Claude,
+    /// Gemini CLI (gemini --acp).
+    Gemini,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// The engine to configure (default: asked on a terminal, else openai; acp with --agent).
+    #[arg(long, value_enum)]
+    pub engine: Option<InitEngineArg>,
+    /// The agent of the acp engine (default: asked on a terminal, else claude).
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
+    /// Ask nothing: take the defaults and write.
+    #[arg(long)]
+    pub yes: bool,
+    /// Replace files that exist.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the summary and the files instead of writing them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The efix action pinned by commit for the workflow, OWNER/REPO@SHA (default: a
+    /// placeholder the summary asks you to replace).
+    #[arg(long, value_name = "REF")]
+    pub action: Option<String>,
 }
 
 const TRIAGE_EXIT_CODES: &str = "\

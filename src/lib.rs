@@ -12,6 +12,7 @@ pub mod engine;
 pub mod evidence;
 pub mod exit;
 pub mod git;
+pub mod init;
 pub mod integrity;
 pub mod localize;
 pub(crate) mod nofollow;

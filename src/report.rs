@@ -159,6 +159,26 @@ pub fn error(err: &dyn std::error::Error) {
     eprint_line(&text);
 }
 
+/// Whether a person is at the keyboard: stdin and stderr are both terminals.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Ask a question on stderr and read one line of answer from stdin, trimmed; `None` when
+/// stdin is closed.
+pub fn ask(question: &str) -> Option<String> {
+    {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "{question}");
+        let _ = err.flush();
+    }
+    let mut line = String::new();
+    match std::io::stdin().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line.trim().to_owned()),
+    }
+}
+
 /// Print a plain message on stderr.
 pub fn message(text: &str) {
     eprint_line(text);

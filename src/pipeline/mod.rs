@@ -35,7 +35,7 @@ mod run;
 mod secrets;
 mod setup;
 pub mod signals;
-mod suite;
+pub(crate) mod suite;
 mod tree;
 pub mod verify;
 

@@ -27,6 +27,7 @@ mod django;
 mod durability;
 mod ecosystems;
 mod github_api;
+mod init;
 mod install;
 mod localize;
 mod localize_cases;
