@@ -23,6 +23,7 @@ mod cheats_static;
 mod cli;
 mod coverage;
 mod demo;
+mod docs;
 mod durability;
 mod ecosystems;
 mod github_api;
