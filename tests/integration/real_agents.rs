@@ -8,7 +8,9 @@
 //! What they pin: a real fix in answer and edit mode, every tool call in the evidence, a
 //! command request refused, a hostile repository's `.claude/settings.json` (allow rules, a
 //! `SessionStart` hook with the network) ignored, `acceptEdits` in the user's settings
-//! switched off, a missing key named with its remedy, a model API that fails, SIGINT, the
+//! switched off, a missing key named with its remedy, a model API that fails (named first
+//! when the agent printed it), SIGINT in answer and edit mode (status `interrupted`), a write
+//! refused under the home named with `acp.writable`, the
 //! reported usage and cost enforced as budgets, and a passed value redacted.
 
 use std::path::{Path, PathBuf};
@@ -448,6 +450,11 @@ fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(repo.fingerprint(), before);
+    let evidence: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("artifacts/evidence.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(evidence["result"]["status"], "interrupted");
     let agents = running_with(&home.display().to_string());
     assert!(agents.is_empty(), "agent processes survived: {agents:?}");
 }
@@ -683,4 +690,143 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     // The state directory did not exist: it was created so the sandbox could grant it.
     assert!(home.join(".gemini").is_dir());
     assert_eq!(repo.read(".gemini/settings.json"), settings);
+}
+
+/// Gemini CLI with a fresh home and no `acp.writable`: the sandbox refuses it its state
+/// directory under the home. The error names the path refused and `acp.writable` with the
+/// entry to add, and passes on no advice to change ownership.
+#[test]
+fn a_write_refused_under_the_home_names_the_path_and_acp_writable() {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let api = GeminiApi::start(vec![Turn::Text(plan_answer().to_string())]);
+    let home = home(&repo, None);
+    let home_text = home.display().to_string();
+    let config = gemini_config("answer").replace("  writable: [\"~/.gemini\"]\n", "");
+    let (run, evidence) = run(
+        &repo,
+        "acp",
+        &config,
+        &[
+            ("HOME", home_text.as_str()),
+            ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
+            ("GEMINI_API_KEY", "AIzaSyEfixTestKey000000000000000000000"),
+        ],
+    );
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let error = evidence["engine"]["calls"][0]["error"]
+        .as_str()
+        .unwrap_or_default();
+    let home = home.canonicalize().unwrap().display().to_string();
+    assert!(
+        error.contains(&format!("refused the agent a write to {home}/.gemini"))
+            && error.contains("add `~/.gemini` (or the directory it belongs in) to `acp.writable`"),
+        "the refused path and its remedy are not named: {error}"
+    );
+    assert!(
+        !error.contains("chown"),
+        "the advice to chown was passed on: {error}"
+    );
+}
+
+/// SIGINT while Claude Code edits (edit mode) ends the run `interrupted`, with the exit code
+/// of an interrupted run, the tree as it was and no agent left running.
+#[test]
+fn sigint_during_an_edit_mode_call_ends_the_run_interrupted() {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let calc = repo.root.canonicalize().unwrap().join("calc.py");
+    let api = Anthropic::start(vec![
+        Turn::Text(plan_answer().to_string()),
+        Turn::Tool("Read", json!({"file_path": calc})),
+        Turn::Tool(
+            "Edit",
+            json!({"file_path": calc, "old_string": "min(value, low)",
+            "new_string": "min(value, high)"}),
+        ),
+        Turn::Hang,
+    ]);
+    let home = home(&repo, None);
+    let dir = beside(&repo);
+    std::fs::write(
+        dir.join("efix.yml"),
+        format!("version: 1\n{}", claude_config("edit", "")),
+    )
+    .unwrap();
+    let child = crate::harness::Efix::new()
+        .with_pytest()
+        .env("HOME", &home.display().to_string())
+        .env("ANTHROPIC_BASE_URL", &api.server.url)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .args([
+            "run",
+            "--repro",
+            crate::engines::REPRO,
+            "--engine",
+            "acp",
+            "--repo",
+        ])
+        .args([&repo.root])
+        .args(["--artifacts"])
+        .args([dir.join("artifacts")])
+        .args(["--config"])
+        .args([dir.join("efix.yml")])
+        .spawn();
+    // Wait until the agent has made its edit and waits on its model again.
+    let mut waited = 0;
+    while api.main_requests() < 4 && waited < 1200 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    assert!(api.main_requests() >= 4, "the agent never got to its edit");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(repo.fingerprint(), before);
+    let evidence: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("artifacts/evidence.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(evidence["result"]["status"], "interrupted", "{stderr}");
+    let agents = running_with(&home.display().to_string());
+    assert!(agents.is_empty(), "agent processes survived: {agents:?}");
+}
+
+/// Gemini CLI retries a model API that answers 500 and prints each failed attempt; when the
+/// call times out, its error names the API's failure (status and message) before the timeout.
+#[test]
+fn a_timeout_after_gemini_saw_its_model_api_fail_names_that_failure_first() {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let api = GeminiApi::start(vec![Turn::Status(500); 60]);
+    let home = home(&repo, None);
+    let home_text = home.display().to_string();
+    let config = gemini_config("answer").replace("timeout-ms: 120000", "timeout-ms: 20000");
+    let (run, evidence) = run(
+        &repo,
+        "acp",
+        &config,
+        &[
+            ("HOME", home_text.as_str()),
+            ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
+            ("GEMINI_API_KEY", "AIzaSyEfixTestKey000000000000000000000"),
+        ],
+    );
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let error = evidence["engine"]["calls"][0]["error"]
+        .as_str()
+        .unwrap_or_default();
+    let failure = error.find("the agent's model API failed with status 500: stand-in failure");
+    let timeout = error.find("did not finish within");
+    assert!(
+        failure.is_some() && failure < timeout,
+        "the model API's failure is not named first: {error}"
+    );
 }
