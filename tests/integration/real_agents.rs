@@ -278,6 +278,19 @@ fn claude_code_fixes_the_bug_in_answer_mode_and_its_command_is_refused() {
     assert!(home.join(".claude").is_dir());
 }
 
+/// The plan, then Claude Code reading `calc` and fixing it (it edits only a file it has read).
+fn plan_and_calc_edit(calc: &Path) -> Vec<Turn> {
+    vec![
+        Turn::Text(plan_answer().to_string()),
+        Turn::Tool("Read", json!({"file_path": calc})),
+        Turn::Tool(
+            "Edit",
+            json!({"file_path": calc, "old_string": "min(value, low)",
+            "new_string": "min(value, high)"}),
+        ),
+    ]
+}
+
 #[test]
 fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
     let repo = clamp_repo(&[]);
@@ -285,15 +298,8 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
     let tests = repo.root.canonicalize().unwrap().join("tests/test_calc.py");
     let explanation = json!({"output": "", "edits": [], "root_cause": "low twice",
         "fix_summary": "edited calc.py", "tests_summary": "added a test", "risk_rollback": "low"});
-    let api = Anthropic::start(vec![
-        Turn::Text(plan_answer().to_string()),
-        // Claude Code edits only a file it has read.
-        Turn::Tool("Read", json!({"file_path": calc})),
-        Turn::Tool(
-            "Edit",
-            json!({"file_path": calc, "old_string": "min(value, low)",
-            "new_string": "min(value, high)"}),
-        ),
+    let mut turns = plan_and_calc_edit(&calc);
+    turns.extend([
         Turn::Tool("Read", json!({"file_path": tests})),
         Turn::Tool(
             "Edit",
@@ -302,6 +308,7 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
         ),
         Turn::Text(explanation.to_string()),
     ]);
+    let api = Anthropic::start(turns);
     let home = home(
         &repo,
         Some(json!({"permissions": {"defaultMode": "acceptEdits"}})),
@@ -402,13 +409,21 @@ fn a_model_api_that_fails_ends_at_the_timeout_with_what_the_agent_was_doing() {
 #[test]
 fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
     let repo = clamp_repo(&[]);
-    let before = repo.fingerprint();
     let api = Anthropic::start(vec![Turn::Hang]);
-    let home = home(&repo, None);
-    let dir = beside(&repo);
+    // Interrupted while the agent waits on its model for the plan.
+    interrupt_claude(&repo, &api, "answer", 1);
+}
+
+/// Run efix with Claude Code in `mode`, send SIGINT once the agent has made `requests` main
+/// requests to its model (the last one hangs), and check the run ended `interrupted` with
+/// exit 1, the tree as it was and no agent left running.
+fn interrupt_claude(repo: &Repo, api: &Anthropic, mode: &str, requests: usize) {
+    let before = repo.fingerprint();
+    let home = home(repo, None);
+    let dir = beside(repo);
     std::fs::write(
         dir.join("efix.yml"),
-        format!("version: 1\n{}", claude_config("answer", "")),
+        format!("version: 1\n{}", claude_config(mode, "")),
     )
     .unwrap();
     let child = crate::harness::Efix::new()
@@ -430,31 +445,30 @@ fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
         .args(["--config"])
         .args([dir.join("efix.yml")])
         .spawn();
-    // Wait until the agent is waiting on its model, then interrupt efix.
     let mut waited = 0;
-    while api.main_requests() == 0 && waited < 1200 {
+    while api.main_requests() < requests && waited < 1200 {
         std::thread::sleep(std::time::Duration::from_millis(100));
         waited += 1;
     }
-    assert!(api.main_requests() > 0, "the agent never called its model");
+    assert!(
+        api.main_requests() >= requests,
+        "the agent made {} of {requests} requests",
+        api.main_requests()
+    );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(repo.fingerprint(), before);
     let evidence: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("artifacts/evidence.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(evidence["result"]["status"], "interrupted");
+    assert_eq!(evidence["result"]["status"], "interrupted", "{stderr}");
     let agents = running_with(&home.display().to_string());
     assert!(agents.is_empty(), "agent processes survived: {agents:?}");
 }
@@ -627,12 +641,12 @@ fn gemini_config(mode: &str) -> String {
     )
 }
 
-fn run_gemini(repo: &Repo, api: &GeminiApi, home: &Path, mode: &str) -> (Run, Value) {
+fn run_gemini(repo: &Repo, api: &GeminiApi, home: &Path, config: &str) -> (Run, Value) {
     let home = home.display().to_string();
     run(
         repo,
         "acp",
-        &gemini_config(mode),
+        config,
         &[
             ("HOME", home.as_str()),
             ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
@@ -662,7 +676,7 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     .to_string();
     let repo = clamp_repo(&[(".gemini/settings.json", &settings)]);
     let home = home(&repo, None);
-    let (run, evidence) = run_gemini(&repo, &api, &home, "answer");
+    let (run, evidence) = run_gemini(&repo, &api, &home, &gemini_config("answer"));
     assert_eq!(
         run.code(),
         0,
@@ -697,28 +711,10 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
 /// entry to add, and passes on no advice to change ownership.
 #[test]
 fn a_write_refused_under_the_home_names_the_path_and_acp_writable() {
-    let repo = clamp_repo(&[]);
-    let before = repo.fingerprint();
-    let api = GeminiApi::start(vec![Turn::Text(plan_answer().to_string())]);
-    let home = home(&repo, None);
-    let home_text = home.display().to_string();
-    let config = gemini_config("answer").replace("  writable: [\"~/.gemini\"]\n", "");
-    let (run, evidence) = run(
-        &repo,
-        "acp",
-        &config,
-        &[
-            ("HOME", home_text.as_str()),
-            ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
-            ("GEMINI_API_KEY", "AIzaSyEfixTestKey000000000000000000000"),
-        ],
+    let (error, home) = failed_gemini_call(
+        vec![Turn::Text(plan_answer().to_string())],
+        ("  writable: [\"~/.gemini\"]\n", ""),
     );
-    run.expect_code(1);
-    assert_eq!(repo.fingerprint(), before);
-    let error = evidence["engine"]["calls"][0]["error"]
-        .as_str()
-        .unwrap_or_default();
-    let home = home.canonicalize().unwrap().display().to_string();
     assert!(
         error.contains(&format!("refused the agent a write to {home}/.gemini"))
             && error.contains("add `~/.gemini` (or the directory it belongs in) to `acp.writable`"),
@@ -735,98 +731,45 @@ fn a_write_refused_under_the_home_names_the_path_and_acp_writable() {
 #[test]
 fn sigint_during_an_edit_mode_call_ends_the_run_interrupted() {
     let repo = clamp_repo(&[]);
-    let before = repo.fingerprint();
     let calc = repo.root.canonicalize().unwrap().join("calc.py");
-    let api = Anthropic::start(vec![
-        Turn::Text(plan_answer().to_string()),
-        Turn::Tool("Read", json!({"file_path": calc})),
-        Turn::Tool(
-            "Edit",
-            json!({"file_path": calc, "old_string": "min(value, low)",
-            "new_string": "min(value, high)"}),
-        ),
-        Turn::Hang,
-    ]);
-    let home = home(&repo, None);
-    let dir = beside(&repo);
-    std::fs::write(
-        dir.join("efix.yml"),
-        format!("version: 1\n{}", claude_config("edit", "")),
-    )
-    .unwrap();
-    let child = crate::harness::Efix::new()
-        .with_pytest()
-        .env("HOME", &home.display().to_string())
-        .env("ANTHROPIC_BASE_URL", &api.server.url)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .args([
-            "run",
-            "--repro",
-            crate::engines::REPRO,
-            "--engine",
-            "acp",
-            "--repo",
-        ])
-        .args([&repo.root])
-        .args(["--artifacts"])
-        .args([dir.join("artifacts")])
-        .args(["--config"])
-        .args([dir.join("efix.yml")])
-        .spawn();
-    // Wait until the agent has made its edit and waits on its model again.
-    let mut waited = 0;
-    while api.main_requests() < 4 && waited < 1200 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        waited += 1;
-    }
-    assert!(api.main_requests() >= 4, "the agent never got to its edit");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert_eq!(repo.fingerprint(), before);
-    let evidence: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("artifacts/evidence.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(evidence["result"]["status"], "interrupted", "{stderr}");
-    let agents = running_with(&home.display().to_string());
-    assert!(agents.is_empty(), "agent processes survived: {agents:?}");
+    let mut turns = plan_and_calc_edit(&calc);
+    turns.push(Turn::Hang);
+    let api = Anthropic::start(turns);
+    // Interrupted after the agent edited the file, while it waits on its model again.
+    interrupt_claude(&repo, &api, "edit", 4);
 }
 
 /// Gemini CLI retries a model API that answers 500 and prints each failed attempt; when the
 /// call times out, its error names the API's failure (status and message) before the timeout.
 #[test]
 fn a_timeout_after_gemini_saw_its_model_api_fail_names_that_failure_first() {
-    let repo = clamp_repo(&[]);
-    let before = repo.fingerprint();
-    let api = GeminiApi::start(vec![Turn::Status(500); 60]);
-    let home = home(&repo, None);
-    let home_text = home.display().to_string();
-    let config = gemini_config("answer").replace("timeout-ms: 120000", "timeout-ms: 20000");
-    let (run, evidence) = run(
-        &repo,
-        "acp",
-        &config,
-        &[
-            ("HOME", home_text.as_str()),
-            ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
-            ("GEMINI_API_KEY", "AIzaSyEfixTestKey000000000000000000000"),
-        ],
+    let (error, _) = failed_gemini_call(
+        vec![Turn::Status(500); 60],
+        ("timeout-ms: 120000", "timeout-ms: 20000"),
     );
-    run.expect_code(1);
-    assert_eq!(repo.fingerprint(), before);
-    let error = evidence["engine"]["calls"][0]["error"]
-        .as_str()
-        .unwrap_or_default();
     let failure = error.find("the agent's model API failed with status 500: stand-in failure");
     let timeout = error.find("did not finish within");
     assert!(
         failure.is_some() && failure < timeout,
         "the model API's failure is not named first: {error}"
     );
+}
+
+/// Run efix with Gemini CLI answering `turns`, its configuration edited by `(from, to)`; the
+/// run must end with no proven fix and the tree as it was. The first call's error, and the
+/// agent's home (its real path; the directory is gone with the repository).
+fn failed_gemini_call(turns: Vec<Turn>, (from, to): (&str, &str)) -> (String, String) {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let api = GeminiApi::start(turns);
+    let home = home(&repo, None);
+    let config = gemini_config("answer").replace(from, to);
+    let (run, evidence) = run_gemini(&repo, &api, &home, &config);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let error = evidence["engine"]["calls"][0]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (error, home.canonicalize().unwrap().display().to_string())
 }
