@@ -186,7 +186,7 @@ fn home(repo: &Repo, user_settings: Option<Value>) -> PathBuf {
     home
 }
 
-/// The configuration the README gives for Claude Code, with `extra` keys.
+/// The configuration docs/engines.md gives for Claude Code, with `extra` keys.
 fn claude_config(mode: &str, extra: &str) -> String {
     format!(
         "acp:\n  command: \"{}\"\n  mode: {mode}\n  timeout-ms: 120000\n  env-pass: \
@@ -631,7 +631,7 @@ fn gemini_chunk(part: Value) -> Value {
         "totalTokenCount": INPUT_TOKENS + 50}, "modelVersion": "gemini-2.5-pro"})
 }
 
-/// The configuration the README gives for Gemini CLI.
+/// The configuration docs/engines.md gives for Gemini CLI.
 fn gemini_config(mode: &str) -> String {
     format!(
         "acp:\n  command: \"{} --acp\"\n  mode: {mode}\n  timeout-ms: 120000\n  env-pass: \
