@@ -1,7 +1,7 @@
 //! Markdown rendering of the evidence: the PR title and body, and the fuller `evidence.md`.
 //!
 //! Every figure here is read from [`Evidence`]; the model's words appear only in fenced blocks
-//! under a heading that says they are the model's.
+//! folded under a summary that says they are the model's.
 
 use std::fmt::Write as _;
 
