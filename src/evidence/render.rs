@@ -1,11 +1,11 @@
 //! Markdown rendering of the evidence: the PR title and body, and the fuller `evidence.md`.
 //!
 //! Every figure here is read from [`Evidence`]; the model's words appear only in fenced blocks
-//! under a heading that says they are the model's.
+//! folded under a summary that says they are the model's.
 
 use std::fmt::Write as _;
 
-use super::check::Weakness;
+use super::check::{CheckRecord, Weakness};
 use super::model::*;
 use super::render_engine::engine;
 use super::text::{cell, code_list, duration, one_line, purpose_name};
@@ -31,19 +31,25 @@ pub fn render_pr_title(evidence: &Evidence) -> String {
     }
 }
 
-/// The PR body (or, without a proven fix, the issue comment).
+/// The PR body (or, without a proven fix, the issue comment). What a reviewer decides on comes
+/// first: the verdict, the change, the proof table and the guard; the outputs, checks and
+/// canaries, sandbox, engine calls and the model's words are folded below it.
 pub fn render_pr_body(evidence: &Evidence) -> String {
     let mut out = String::new();
     summary(&mut out, evidence);
-    reproduction(&mut out, evidence);
-    if let Some(fix) = &evidence.fix {
-        guard(&mut out, evidence, fix.round);
-        test_table(&mut out, evidence, fix.round);
-        checks(&mut out, evidence, fix.round);
-        change(&mut out, fix);
-    } else {
-        rounds_summary(&mut out, evidence);
+    match &evidence.fix {
+        Some(fix) => {
+            change(&mut out, fix);
+            proof(&mut out, evidence);
+            guard(&mut out, evidence, fix.round);
+            checks(&mut out, evidence, fix.round);
+        }
+        None => {
+            proof(&mut out, evidence);
+            rounds_summary(&mut out, evidence);
+        }
     }
+    outputs(&mut out, evidence);
     super::sandbox::section(&mut out, evidence);
     engine(&mut out, evidence);
     explanation(&mut out, evidence);
@@ -177,12 +183,7 @@ pub fn render_evidence_md(evidence: &Evidence) -> String {
             let _ = writeln!(
                 out,
                 "- {} `{}`: {}",
-                match (check.passed, check.weakens) {
-                    (false, _) => "FAIL",
-                    (true, None) => "pass",
-                    (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
-                    (true, Some(Weakness::Flagged)) => "FLAGGED",
-                },
+                check_result(check),
                 check.id,
                 check.detail
             );
@@ -242,44 +243,81 @@ fn summary(out: &mut String, evidence: &Evidence) {
     out.push('\n');
 }
 
-fn reproduction(out: &mut String, evidence: &Evidence) {
+/// The proof table: the reproduction before and after (with the last change tried when no fix
+/// was proven), the suites with the change, then the tests before and after.
+fn proof(out: &mut String, evidence: &Evidence) {
     let Some(repro) = &evidence.reproduction else {
         return;
     };
-    out.push_str("### Reproduction\n\n");
-    out.push_str("| run | exit | duration | tests |\n|---|---|---|---|\n");
+    out.push_str("### Proof\n\n");
+    let mut rows = Vec::new();
     for id in &repro.runs {
-        row(out, evidence, *id, "before: original source");
+        rows.extend(row(evidence, *id, "before: original source"));
     }
-    // With a proven fix, the run with it; without one, the run with the last change tried.
-    let (after, label) = match &evidence.fix {
-        Some(fix) => (
-            round(evidence, fix.round)
-                .and_then(|r| r.prove.as_ref())
-                .map(|p| p.reproduction),
-            "after: with this change".to_owned(),
-        ),
-        None => match evidence.rounds.iter().rev().find(|r| r.prove.is_some()) {
-            Some(r) => (
-                r.prove.as_ref().map(|p| p.reproduction),
-                format!("after: with the change of round {} (not kept)", r.number),
-            ),
-            None => (None, String::new()),
-        },
-    };
-    if let Some(id) = after {
-        row(out, evidence, id, &label);
+    let prove = proven_round(evidence).and_then(|r| r.prove.as_ref());
+    if let Some((after, label)) = after_run(evidence) {
+        rows.extend(row(evidence, after, &label));
     }
+    if evidence.fix.is_some()
+        && let Some(prove) = prove
+    {
+        for id in &prove.suites {
+            if let Some(record) = evidence.command(*id) {
+                let label = format!("suite `{}`, with this change", cell(&record.command));
+                rows.extend(row(evidence, *id, &label));
+            }
+        }
+    }
+    super::text::table(out, &["run", "exit", "duration", "tests"], &rows);
     if repro.flaky {
         out.push_str("\nThe runs disagreed, so the failure is flaky and no fix is claimed.\n");
     }
     if !repro.failing_tests.is_empty() {
         let _ = writeln!(out, "\nFailing before: {}", code_list(&repro.failing_tests));
     }
+    out.push('\n');
+    if evidence.fix.is_some()
+        && let Some(prove) = prove
+    {
+        test_table(out, prove);
+    }
+}
+
+/// The round whose change the body shows: the proven one.
+fn proven_round(evidence: &Evidence) -> Option<&Round> {
+    evidence
+        .fix
+        .as_ref()
+        .and_then(|fix| round(evidence, fix.round))
+}
+
+/// The reproduction's run after the change: with the proven fix, or, without one, with the last
+/// change tried.
+fn after_run(evidence: &Evidence) -> Option<(usize, String)> {
+    match &evidence.fix {
+        Some(_) => Some((
+            proven_round(evidence)?.prove.as_ref()?.reproduction,
+            "after: with this change".to_owned(),
+        )),
+        None => {
+            let r = evidence.rounds.iter().rev().find(|r| r.prove.is_some())?;
+            Some((
+                r.prove.as_ref()?.reproduction,
+                format!("after: with the change of round {} (not kept)", r.number),
+            ))
+        }
+    }
+}
+
+/// The last lines of the reproduction's output before and after, folded.
+fn outputs(out: &mut String, evidence: &Evidence) {
+    let Some(repro) = &evidence.reproduction else {
+        return;
+    };
     if let Some(first) = repro.runs.first().and_then(|id| evidence.command(*id)) {
         output_details(out, first, "Output before the fix");
     }
-    if let Some(record) = after.and_then(|id| evidence.command(id)) {
+    if let Some(record) = after_run(evidence).and_then(|(id, _)| evidence.command(id)) {
         let title = if evidence.fix.is_some() {
             "Output after the fix"
         } else {
@@ -287,38 +325,34 @@ fn reproduction(out: &mut String, evidence: &Evidence) {
         };
         output_details(out, record, title);
     }
-    out.push('\n');
 }
 
-fn row(out: &mut String, evidence: &Evidence, id: usize, label: &str) {
-    if let Some(record) = evidence.command(id) {
-        let _ = writeln!(
-            out,
-            "| {label} (#{id}) | {} | {} | {} |",
-            exit_cell(record),
-            duration_cell(record),
-            tests_text(record)
-        );
-    }
+fn row(evidence: &Evidence, id: usize, label: &str) -> Option<Vec<String>> {
+    let record = evidence.command(id)?;
+    Some(vec![
+        format!("{label} (#{id})"),
+        exit_cell(record),
+        duration_cell(record),
+        tests_text(record),
+    ])
 }
 
 fn output_details(out: &mut String, record: &CommandRecord, title: &str) {
     let Some(outcome) = &record.outcome else {
         return;
     };
-    let _ = writeln!(
-        out,
-        "\n<details><summary>{title} (#{}, last lines)</summary>\n",
-        record.id
-    );
+    let mut body = String::new();
     for (name, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
         let tail = last_lines(text, OUTPUT_TAIL_LINES);
         if tail.trim().is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{name}:\n\n{}", fenced(&tail, "text"));
+        let _ = writeln!(body, "{name}:\n\n{}", fenced(&tail, "text"));
     }
-    out.push_str("</details>\n");
+    if body.is_empty() {
+        body.push_str("(no output)\n");
+    }
+    super::text::collapsed(out, &format!("{title} (#{}, last lines)", record.id), &body);
 }
 
 fn guard(out: &mut String, evidence: &Evidence, number: u32) {
@@ -347,13 +381,9 @@ fn guard(out: &mut String, evidence: &Evidence, number: u32) {
     out.push('\n');
 }
 
-fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
-    let Some(prove) = round(evidence, number).and_then(|r| r.prove.as_ref()) else {
-        return;
-    };
+fn test_table(out: &mut String, prove: &Prove) {
     let table = &prove.table;
-    out.push_str("### Tests, before and after\n\n");
-    let rows: Vec<(&String, &str, &str)> = table
+    let rows: Vec<Vec<String>> = table
         .fixed
         .iter()
         .map(|t| (t, "failed", "passed"))
@@ -361,14 +391,18 @@ fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
         .chain(table.newly_failing.iter().map(|t| (t, "passed", "failed")))
         .chain(table.missing.iter().map(|t| (t, "failed", "did not run")))
         .chain(table.lost.iter().map(|t| (t, "recorded", "no record")))
+        .map(|(name, before, after)| {
+            vec![
+                format!("`{}`", cell(name)),
+                before.to_owned(),
+                after.to_owned(),
+            ]
+        })
         .collect();
     if rows.is_empty() {
         out.push_str("The test runner's output gave no per-test results.\n");
     } else {
-        out.push_str("| test | before | after |\n|---|---|---|\n");
-        for (name, before, after) in rows {
-            let _ = writeln!(out, "| `{}` | {before} | {after} |", cell(name));
-        }
+        super::text::table(out, &["test", "before", "after"], &rows);
     }
     let _ = writeln!(
         out,
@@ -378,42 +412,59 @@ fn test_table(out: &mut String, evidence: &Evidence, number: u32) {
         table.newly_failing.len(),
         table.passing_after
     );
-    for id in &prove.suites {
-        if let Some(record) = evidence.command(*id) {
-            let _ = writeln!(
-                out,
-                "- suite `{}` (#{id}): exit {}, {}",
-                one_line(&record.command),
-                record.outcome.as_ref().map(exit_text).unwrap_or_default(),
-                tests_text(record)
-            );
-        }
-    }
-    if !prove.suites.is_empty() {
-        out.push('\n');
-    }
 }
 
+/// The round's checks and canaries, folded under their counts.
 fn checks(out: &mut String, evidence: &Evidence, number: u32) {
     let Some(round) = round(evidence, number) else {
         return;
     };
-    out.push_str("### Checks\n\n| check | result | detail |\n|---|---|---|\n");
-    for check in &round.checks {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} |",
-            check.id,
-            match (check.passed, check.weakens) {
-                (false, _) => "FAIL",
-                (true, None) => "pass",
-                (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
-                (true, Some(Weakness::Flagged)) => "FLAGGED",
-            },
-            cell(&check.detail)
-        );
+    if round.checks.is_empty() {
+        return;
     }
-    out.push('\n');
+    let rows: Vec<Vec<String>> = round
+        .checks
+        .iter()
+        .map(|check| {
+            vec![
+                format!("`{}`", check.id),
+                check_result(check).to_owned(),
+                cell(&check.detail),
+            ]
+        })
+        .collect();
+    let counted: Vec<String> = [
+        ("pass", "passed"),
+        ("FAIL", "failed"),
+        ("NOT JUDGED", "not judged"),
+        ("FLAGGED", "flagged"),
+    ]
+    .iter()
+    .filter_map(|(result, words)| {
+        let n = round
+            .checks
+            .iter()
+            .filter(|c| check_result(c) == *result)
+            .count();
+        (n > 0).then(|| format!("{n} {words}"))
+    })
+    .collect();
+    let mut body = String::new();
+    super::text::table(&mut body, &["check", "result", "detail"], &rows);
+    super::text::collapsed(
+        out,
+        &format!("Checks and canaries: {}", counted.join(", ")),
+        &body,
+    );
+}
+
+fn check_result(check: &CheckRecord) -> &'static str {
+    match (check.passed, check.weakens) {
+        (false, _) => "FAIL",
+        (true, None) => "pass",
+        (true, Some(Weakness::NotJudged)) => "NOT JUDGED",
+        (true, Some(Weakness::Flagged)) => "FLAGGED",
+    }
 }
 
 fn change(out: &mut String, fix: &FinalFix) {
@@ -485,13 +536,12 @@ fn explanation(out: &mut String, evidence: &Evidence) {
     if !has_text {
         return;
     }
-    out.push_str(
-        "### The model's explanation\n\nThe model's own words, not checked by efix; every result \
-         above was measured by efix.\n\n",
+    let mut body = String::from(
+        "The model's own words, not checked by efix; every result above was measured by efix.\n\n",
     );
     let mut field = |title: &str, text: &str| {
         if !text.trim().is_empty() {
-            let _ = writeln!(out, "{title}:\n\n{}", fenced(text.trim(), "text"));
+            let _ = writeln!(body, "{title}:\n\n{}", fenced(text.trim(), "text"));
         }
     };
     field("Hypothesis", hypothesis.unwrap_or_default());
@@ -507,6 +557,11 @@ fn explanation(out: &mut String, evidence: &Evidence) {
             .collect();
         field("Why each file changed", &reasons);
     }
+    super::text::collapsed(
+        out,
+        "The model's explanation (its own words, not checked by efix)",
+        &body,
+    );
 }
 
 fn footer(out: &mut String) {

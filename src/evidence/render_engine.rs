@@ -30,9 +30,8 @@ pub(super) fn engine(out: &mut String, evidence: &Evidence) {
     } else {
         String::new()
     };
-    let _ = writeln!(
-        out,
-        "### Engine\n\n{} (`{}`): {} round{}, {} fix answer{}, {}{cost}.\n",
+    let totals = format!(
+        "Engine: {} ({}): {} round{}, {} fix answer{}, {}{cost}",
         record.info.kind,
         record.info.model,
         evidence.rounds.len(),
@@ -42,48 +41,67 @@ pub(super) fn engine(out: &mut String, evidence: &Evidence) {
         tokens
     );
     if record.calls.is_empty() {
+        let _ = writeln!(out, "{totals}.\n");
         return;
     }
-    out.push_str(
-        "| call | round | outcome | model | prompt / cached / completion tokens | latency | \
-         retries | prompt |\n|---|---|---|---|---|---|---|---|\n",
+    let rows: Vec<Vec<String>> = record
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(number, call)| {
+            let tokens = call.usage.map_or("–".to_owned(), |u| {
+                format!(
+                    "{} / {} / {}",
+                    u.prompt_tokens, u.cached_tokens, u.completion_tokens
+                )
+            });
+            vec![
+                format!(
+                    "{} {}",
+                    number + 1,
+                    match call.kind {
+                        CallKind::Plan => "plan",
+                        CallKind::Fix => "fix",
+                    }
+                ),
+                call.round.map_or("–".to_owned(), |r| r.to_string()),
+                call_outcome(call),
+                call.model.as_deref().map_or("–".to_owned(), cell),
+                tokens,
+                if call.reused {
+                    "–".to_owned()
+                } else {
+                    duration(call.latency_ms)
+                },
+                call.retries.to_string(),
+                format!(
+                    "{} bytes{}",
+                    call.prompt_bytes,
+                    if call.cut.is_empty() { "" } else { ", cut" }
+                ),
+            ]
+        })
+        .collect();
+    let mut body = String::new();
+    super::text::table(
+        &mut body,
+        &[
+            "call",
+            "round",
+            "outcome",
+            "model",
+            "prompt / cached / completion tokens",
+            "latency",
+            "retries",
+            "prompt",
+        ],
+        &rows,
     );
+    body.push('\n');
     for (number, call) in record.calls.iter().enumerate() {
-        let tokens = call.usage.map_or("–".to_owned(), |u| {
-            format!(
-                "{} / {} / {}",
-                u.prompt_tokens, u.cached_tokens, u.completion_tokens
-            )
-        });
-        let _ = writeln!(
-            out,
-            "| {} {} | {} | {} | {} | {tokens} | {} | {} | {} bytes{} |",
-            number + 1,
-            match call.kind {
-                CallKind::Plan => "plan",
-                CallKind::Fix => "fix",
-            },
-            call.round.map_or("–".to_owned(), |r| r.to_string()),
-            call_outcome(call),
-            call.model.as_deref().map_or("–".to_owned(), cell),
-            if call.reused {
-                "–".to_owned()
-            } else {
-                duration(call.latency_ms)
-            },
-            call.retries,
-            call.prompt_bytes,
-            if call.cut.is_empty() { "" } else { ", cut" },
-        );
+        call_notes(&mut body, number + 1, call);
     }
-    out.push('\n');
-    let before = out.len();
-    for (number, call) in record.calls.iter().enumerate() {
-        call_notes(out, number + 1, call);
-    }
-    if out.len() > before {
-        out.push('\n');
-    }
+    super::text::collapsed(out, &totals, &body);
 }
 
 /// How a call ended, for the table.
@@ -199,25 +217,38 @@ fn call_notes(out: &mut String, number: usize, call: &EngineCall) {
     }
 }
 
-/// Tool calls shown in one note (20); the rest are counted.
+/// Distinct tool calls shown in one note (20); the rest are counted.
 const SHOWN_TOOL_CALLS: usize = 20;
 
 /// The note listing an agent's tool calls, those it ran without asking marked.
 fn tool_calls(calls: &[crate::engine::ToolCall]) -> String {
-    let shown: Vec<String> = calls
+    // Identical calls (a file read again and again) are written once, with their count.
+    let mut counted: Vec<(String, usize)> = Vec::new();
+    for call in calls {
+        let text = format!(
+            "`{}` ({}, {}{})",
+            cell(&call.title),
+            call.kind,
+            call.status,
+            if call.unasked_run { ", not asked" } else { "" }
+        );
+        match counted.iter_mut().find(|(seen, _)| *seen == text) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((text, 1)),
+        }
+    }
+    let shown: Vec<String> = counted
         .iter()
         .take(SHOWN_TOOL_CALLS)
-        .map(|call| {
-            format!(
-                "`{}` ({}, {}{})",
-                cell(&call.title),
-                call.kind,
-                call.status,
-                if call.unasked_run { ", not asked" } else { "" }
-            )
+        .map(|(text, n)| {
+            if *n > 1 {
+                format!("{text} ×{n}")
+            } else {
+                text.clone()
+            }
         })
         .collect();
-    let more = calls.len().saturating_sub(SHOWN_TOOL_CALLS);
+    let more: usize = counted.iter().skip(SHOWN_TOOL_CALLS).map(|(_, n)| n).sum();
     format!(
         "the agent reported {} tool call{}: {}{}",
         calls.len(),

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::model::{CommandRecord, Evidence};
 use crate::runner::{Network, SandboxReport, Tier};
 
-/// Write the section (nothing when no command ran).
+/// Write the section, folded under the weakest tier (nothing when no command ran).
 pub(super) fn section(out: &mut String, evidence: &Evidence) {
     let ran: Vec<(&CommandRecord, &SandboxReport)> = evidence
         .commands
@@ -21,7 +21,6 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
     if ran.is_empty() {
         return;
     }
-    out.push_str("### Sandbox\n\n");
     let weakest = ran
         .iter()
         .map(|(_, sandbox)| sandbox.tier)
@@ -31,32 +30,40 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
         Tier::None => "none required".to_owned(),
         tier => format!("`{tier}` required"),
     };
-    let _ = writeln!(
-        out,
-        "Weakest tier achieved: **{weakest}** ({required}). Each command, as the kernel \
-         enforced it:\n"
-    );
-    out.push_str("| # | purpose | tier | landlock | seccomp | network | `.git` | leaked |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    let mut body = String::from("Each command, as the kernel enforced it:\n\n");
+    // Commands that ran alike share a row, which names them all.
+    let mut rows: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for (record, sandbox) in &ran {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            record.id,
-            super::text::purpose_name(record.purpose),
-            sandbox.tier,
+        let cells = vec![
+            super::text::purpose_name(record.purpose).to_owned(),
+            sandbox.tier.to_string(),
             landlock_text(sandbox),
-            if sandbox.seccomp { "on" } else { "off" },
-            network_text(sandbox),
-            git_text(sandbox),
-            sandbox.leaked_processes,
-        );
+            if sandbox.seccomp { "on" } else { "off" }.to_owned(),
+            network_text(sandbox).to_owned(),
+            git_text(sandbox).to_owned(),
+            sandbox.leaked_processes.to_string(),
+        ];
+        match rows.iter_mut().find(|(seen, _)| *seen == cells) {
+            Some((_, ids)) => ids.push(record.id.to_string()),
+            None => rows.push((cells, vec![record.id.to_string()])),
+        }
     }
-    out.push('\n');
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(cells, ids)| std::iter::once(ids.join(", ")).chain(cells).collect())
+        .collect();
+    super::text::table(
+        &mut body,
+        &[
+            "#", "purpose", "tier", "landlock", "seccomp", "network", "`.git`", "leaked",
+        ],
+        &rows,
+    );
+    body.push('\n');
     let (_, first) = ran[0];
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let _ = writeln!(
-        out,
+        body,
         "Every command: own process group: {}, parent-death signal: {}, environment cleared: \
          {} ({} variables passed through), no_new_privs: {}; efix non-dumpable: {}.",
         yes_no(ran.iter().all(|(_, s)| s.process_group)),
@@ -70,7 +77,7 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
     missing.sort();
     missing.dedup();
     for reason in missing {
-        let _ = writeln!(out, "- missing: {}", super::text::one_line(reason));
+        let _ = writeln!(body, "- missing: {}", super::text::one_line(reason));
     }
     for (record, sandbox) in &ran {
         if sandbox.leaked_processes == 0 {
@@ -83,7 +90,7 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
             .collect();
         let more = sandbox.leaked_processes.saturating_sub(listed.len() as u64);
         let _ = writeln!(
-            out,
+            body,
             "- command {} leaked {} process{}, killed by efix: {}{}",
             record.id,
             sandbox.leaked_processes,
@@ -100,7 +107,21 @@ pub(super) fn section(out: &mut String, evidence: &Evidence) {
             }
         );
     }
-    out.push('\n');
+    let leaked: u64 = ran.iter().map(|(_, s)| s.leaked_processes).sum();
+    super::text::collapsed(
+        out,
+        &format!(
+            "Sandbox: weakest tier {weakest} ({required}), {} command{}{}",
+            ran.len(),
+            if ran.len() == 1 { "" } else { "s" },
+            if leaked > 0 {
+                format!(", {leaked} leaked process(es) killed")
+            } else {
+                String::new()
+            }
+        ),
+        &body,
+    );
 }
 
 fn landlock_text(sandbox: &SandboxReport) -> String {

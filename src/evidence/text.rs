@@ -1,6 +1,8 @@
 //! Small text helpers the renderers share: durations, one-line cells, code lists, the
 //! names of command purposes.
 
+use std::fmt::Write as _;
+
 use super::model::Purpose;
 
 /// `1234` ms as `1.23 s`.
@@ -54,5 +56,83 @@ pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
         Purpose::FixedReproduction => "reproduction, with fix",
         Purpose::FixedSuite => "suite, with fix",
         Purpose::Canary => "canaries, with fix",
+    }
+}
+
+/// A Markdown table whose identical rows are written once; when a row repeats, a last column
+/// (`times`) says how often it occurred.
+pub(super) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    let mut counted: Vec<(&Vec<String>, usize)> = Vec::new();
+    for row in rows {
+        match counted.iter_mut().find(|(seen, _)| *seen == row) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((row, 1)),
+        }
+    }
+    let repeated = counted.iter().any(|(_, count)| *count > 1);
+    let mut head = header.to_vec();
+    if repeated {
+        head.push("times");
+    }
+    let _ = writeln!(
+        out,
+        "| {} |\n|{}",
+        head.join(" | "),
+        "---|".repeat(head.len())
+    );
+    for (row, count) in counted {
+        let mut cells = row.clone();
+        if repeated {
+            cells.push(count.to_string());
+        }
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+}
+
+/// A block folded under a one-line summary (plain text: HTML is escaped, backquotes dropped),
+/// with Markdown inside.
+pub(super) fn collapsed(out: &mut String, summary: &str, body: &str) {
+    let summary = one_line(summary)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('`', "");
+    let _ = write!(
+        out,
+        "<details><summary>{summary}</summary>\n\n{}\n\n</details>\n\n",
+        body.trim_end()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_rows_are_written_once_with_their_count() {
+        let row = |a: &str, b: &str| vec![a.to_owned(), b.to_owned()];
+        let mut out = String::new();
+        table(
+            &mut out,
+            &["a", "b"],
+            &[row("x", "1"), row("y", "2"), row("x", "1")],
+        );
+        assert_eq!(
+            out,
+            "| a | b | times |\n|---|---|---|\n| x | 1 | 2 |\n| y | 2 | 1 |\n"
+        );
+        let mut plain = String::new();
+        table(&mut plain, &["a", "b"], &[row("x", "1"), row("y", "2")]);
+        assert_eq!(plain, "| a | b |\n|---|---|\n| x | 1 |\n| y | 2 |\n");
+    }
+
+    #[test]
+    fn a_summary_is_plain_text() {
+        let mut out = String::new();
+        collapsed(&mut out, "run `a <b>` & c", "body\n\n");
+        assert_eq!(
+            out,
+            "<details><summary>run a &lt;b&gt; &amp; c</summary>\n\nbody\n\n</details>\n\n"
+        );
     }
 }

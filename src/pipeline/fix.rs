@@ -239,6 +239,15 @@ fn apply(
                 let text = response.patch_text();
                 (response, text)
             }
+            // The call failed because the run was stopped meanwhile (SIGINT, SIGTERM, the
+            // run's time budget): the round stops, and the run with it.
+            Err(Failure::Engine(message) | Failure::Fatal(message))
+                if ctx.stop_reason().is_some() =>
+            {
+                round.verdict = RoundVerdict::Stopped;
+                round.issues.push(Issue::new("engine.error", message));
+                return Ok(None);
+            }
             Err(Failure::Engine(message) | Failure::Fatal(message)) => {
                 round.verdict = RoundVerdict::EngineFailed;
                 round.issues.push(Issue::new("engine.error", message));

@@ -74,7 +74,16 @@ fn localize(
         .collect();
     let listed: Vec<String> = tracked.iter().take(MAX_LISTED_FILES).cloned().collect();
     let built = plan_prompt(ctx, engine, &candidate_lines.join("\n"), &listed.join("\n"))?;
-    let plan = match super::call::plan(ctx, engine, built)? {
+    let answer = super::call::plan(ctx, engine, built)?;
+    // A call that failed because the run was stopped meanwhile (SIGINT, SIGTERM, the run's
+    // time budget) ends the run as stopped, whatever the engine made of it.
+    if answer.is_err()
+        && let Some(status) = ctx.stop_reason()
+    {
+        ctx.conclude_stop(status);
+        return Ok(Some(ExitStatus::NoProvenFix));
+    }
+    let plan = match answer {
         Ok(plan) => Some(plan),
         Err(Failure::Budget(spent)) => {
             ctx.reporter.warn(&spent.reason);

@@ -486,12 +486,12 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         // What the sandbox achieved depends on the machine's kernel; the adversarial tests
         // assert it exactly, the snapshots pin the layout.
         (
-            r"(?m)^\| (\d+) \| ([^|]+) \| (?:none|process-group|process|filesystem|full) \| (?:ABI \d+|none) \| (?:on|off) \| [^|]+ \| (?:read-only|writable) \| (\d+) \|$",
+            r"(?m)^\| (\d+(?:, \d+)*) \| ([^|]+) \| (?:none|process-group|process|filesystem|full) \| (?:ABI \d+|none) \| (?:on|off) \| [^|]+ \| (?:read-only|writable) \| (\d+) \|$",
             "| $1 | $2 | [TIER] | [LANDLOCK] | [SECCOMP] | [NETWORK] | [GIT] | $3 |",
         ),
         (
-            r"Weakest tier achieved: \*\*[a-z-]+\*\*",
-            "Weakest tier achieved: **[TIER]**",
+            r"Sandbox: weakest tier [a-z-]+ ",
+            "Sandbox: weakest tier [TIER] ",
         ),
         (r"(?m)^- missing: .*\n", ""),
         (r"rustc/[0-9a-f]+/", "rustc/[HASH]/"),

@@ -24,6 +24,7 @@ mod cli;
 mod coverage;
 mod demo;
 mod django;
+mod docs;
 mod durability;
 mod ecosystems;
 mod github_api;

@@ -8,7 +8,9 @@
 //! What they pin: a real fix in answer and edit mode, every tool call in the evidence, a
 //! command request refused, a hostile repository's `.claude/settings.json` (allow rules, a
 //! `SessionStart` hook with the network) ignored, `acceptEdits` in the user's settings
-//! switched off, a missing key named with its remedy, a model API that fails, SIGINT, the
+//! switched off, a missing key named with its remedy, a model API that fails (named first
+//! when the agent printed it), SIGINT in answer and edit mode (status `interrupted`), a write
+//! refused under the home named with `acp.writable`, the
 //! reported usage and cost enforced as budgets, and a passed value redacted.
 
 use std::path::{Path, PathBuf};
@@ -184,7 +186,7 @@ fn home(repo: &Repo, user_settings: Option<Value>) -> PathBuf {
     home
 }
 
-/// The configuration the README gives for Claude Code, with `extra` keys.
+/// The configuration docs/engines.md gives for Claude Code, with `extra` keys.
 fn claude_config(mode: &str, extra: &str) -> String {
     format!(
         "acp:\n  command: \"{}\"\n  mode: {mode}\n  timeout-ms: 120000\n  env-pass: \
@@ -276,6 +278,19 @@ fn claude_code_fixes_the_bug_in_answer_mode_and_its_command_is_refused() {
     assert!(home.join(".claude").is_dir());
 }
 
+/// The plan, then Claude Code reading `calc` and fixing it (it edits only a file it has read).
+fn plan_and_calc_edit(calc: &Path) -> Vec<Turn> {
+    vec![
+        Turn::Text(plan_answer().to_string()),
+        Turn::Tool("Read", json!({"file_path": calc})),
+        Turn::Tool(
+            "Edit",
+            json!({"file_path": calc, "old_string": "min(value, low)",
+            "new_string": "min(value, high)"}),
+        ),
+    ]
+}
+
 #[test]
 fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
     let repo = clamp_repo(&[]);
@@ -283,15 +298,8 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
     let tests = repo.root.canonicalize().unwrap().join("tests/test_calc.py");
     let explanation = json!({"output": "", "edits": [], "root_cause": "low twice",
         "fix_summary": "edited calc.py", "tests_summary": "added a test", "risk_rollback": "low"});
-    let api = Anthropic::start(vec![
-        Turn::Text(plan_answer().to_string()),
-        // Claude Code edits only a file it has read.
-        Turn::Tool("Read", json!({"file_path": calc})),
-        Turn::Tool(
-            "Edit",
-            json!({"file_path": calc, "old_string": "min(value, low)",
-            "new_string": "min(value, high)"}),
-        ),
+    let mut turns = plan_and_calc_edit(&calc);
+    turns.extend([
         Turn::Tool("Read", json!({"file_path": tests})),
         Turn::Tool(
             "Edit",
@@ -300,6 +308,7 @@ fn claude_code_edits_in_edit_mode_although_the_users_settings_accept_edits() {
         ),
         Turn::Text(explanation.to_string()),
     ]);
+    let api = Anthropic::start(turns);
     let home = home(
         &repo,
         Some(json!({"permissions": {"defaultMode": "acceptEdits"}})),
@@ -400,13 +409,21 @@ fn a_model_api_that_fails_ends_at_the_timeout_with_what_the_agent_was_doing() {
 #[test]
 fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
     let repo = clamp_repo(&[]);
-    let before = repo.fingerprint();
     let api = Anthropic::start(vec![Turn::Hang]);
-    let home = home(&repo, None);
-    let dir = beside(&repo);
+    // Interrupted while the agent waits on its model for the plan.
+    interrupt_claude(&repo, &api, "answer", 1);
+}
+
+/// Run efix with Claude Code in `mode`, send SIGINT once the agent has made `requests` main
+/// requests to its model (the last one hangs), and check the run ended `interrupted` with
+/// exit 1, the tree as it was and no agent left running.
+fn interrupt_claude(repo: &Repo, api: &Anthropic, mode: &str, requests: usize) {
+    let before = repo.fingerprint();
+    let home = home(repo, None);
+    let dir = beside(repo);
     std::fs::write(
         dir.join("efix.yml"),
-        format!("version: 1\n{}", claude_config("answer", "")),
+        format!("version: 1\n{}", claude_config(mode, "")),
     )
     .unwrap();
     let child = crate::harness::Efix::new()
@@ -428,26 +445,30 @@ fn sigint_stops_claude_code_at_once_and_restores_the_tree() {
         .args(["--config"])
         .args([dir.join("efix.yml")])
         .spawn();
-    // Wait until the agent is waiting on its model, then interrupt efix.
     let mut waited = 0;
-    while api.main_requests() == 0 && waited < 1200 {
+    while api.main_requests() < requests && waited < 1200 {
         std::thread::sleep(std::time::Duration::from_millis(100));
         waited += 1;
     }
-    assert!(api.main_requests() > 0, "the agent never called its model");
+    assert!(
+        api.main_requests() >= requests,
+        "the agent made {} of {requests} requests",
+        api.main_requests()
+    );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(repo.fingerprint(), before);
+    let evidence: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("artifacts/evidence.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(evidence["result"]["status"], "interrupted", "{stderr}");
     let agents = running_with(&home.display().to_string());
     assert!(agents.is_empty(), "agent processes survived: {agents:?}");
 }
@@ -610,7 +631,7 @@ fn gemini_chunk(part: Value) -> Value {
         "totalTokenCount": INPUT_TOKENS + 50}, "modelVersion": "gemini-2.5-pro"})
 }
 
-/// The configuration the README gives for Gemini CLI.
+/// The configuration docs/engines.md gives for Gemini CLI.
 fn gemini_config(mode: &str) -> String {
     format!(
         "acp:\n  command: \"{} --acp\"\n  mode: {mode}\n  timeout-ms: 120000\n  env-pass: \
@@ -620,12 +641,12 @@ fn gemini_config(mode: &str) -> String {
     )
 }
 
-fn run_gemini(repo: &Repo, api: &GeminiApi, home: &Path, mode: &str) -> (Run, Value) {
+fn run_gemini(repo: &Repo, api: &GeminiApi, home: &Path, config: &str) -> (Run, Value) {
     let home = home.display().to_string();
     run(
         repo,
         "acp",
-        &gemini_config(mode),
+        config,
         &[
             ("HOME", home.as_str()),
             ("GOOGLE_GEMINI_BASE_URL", api.server.url.as_str()),
@@ -655,7 +676,7 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     .to_string();
     let repo = clamp_repo(&[(".gemini/settings.json", &settings)]);
     let home = home(&repo, None);
-    let (run, evidence) = run_gemini(&repo, &api, &home, "answer");
+    let (run, evidence) = run_gemini(&repo, &api, &home, &gemini_config("answer"));
     assert_eq!(
         run.code(),
         0,
@@ -683,4 +704,72 @@ fn gemini_cli_fixes_the_bug_and_a_hostile_repositorys_settings_stay_unread() {
     // The state directory did not exist: it was created so the sandbox could grant it.
     assert!(home.join(".gemini").is_dir());
     assert_eq!(repo.read(".gemini/settings.json"), settings);
+}
+
+/// Gemini CLI with a fresh home and no `acp.writable`: the sandbox refuses it its state
+/// directory under the home. The error names the path refused and `acp.writable` with the
+/// entry to add, and passes on no advice to change ownership.
+#[test]
+fn a_write_refused_under_the_home_names_the_path_and_acp_writable() {
+    let (error, home) = failed_gemini_call(
+        vec![Turn::Text(plan_answer().to_string())],
+        ("  writable: [\"~/.gemini\"]\n", ""),
+    );
+    assert!(
+        error.contains(&format!("refused the agent a write to {home}/.gemini"))
+            && error.contains("add `~/.gemini` (or the directory it belongs in) to `acp.writable`"),
+        "the refused path and its remedy are not named: {error}"
+    );
+    assert!(
+        !error.contains("chown"),
+        "the advice to chown was passed on: {error}"
+    );
+}
+
+/// SIGINT while Claude Code edits (edit mode) ends the run `interrupted`, with the exit code
+/// of an interrupted run, the tree as it was and no agent left running.
+#[test]
+fn sigint_during_an_edit_mode_call_ends_the_run_interrupted() {
+    let repo = clamp_repo(&[]);
+    let calc = repo.root.canonicalize().unwrap().join("calc.py");
+    let mut turns = plan_and_calc_edit(&calc);
+    turns.push(Turn::Hang);
+    let api = Anthropic::start(turns);
+    // Interrupted after the agent edited the file, while it waits on its model again.
+    interrupt_claude(&repo, &api, "edit", 4);
+}
+
+/// Gemini CLI retries a model API that answers 500 and prints each failed attempt; when the
+/// call times out, its error names the API's failure (status and message) before the timeout.
+#[test]
+fn a_timeout_after_gemini_saw_its_model_api_fail_names_that_failure_first() {
+    let (error, _) = failed_gemini_call(
+        vec![Turn::Status(500); 60],
+        ("timeout-ms: 120000", "timeout-ms: 20000"),
+    );
+    let failure = error.find("the agent's model API failed with status 500: stand-in failure");
+    let timeout = error.find("did not finish within");
+    assert!(
+        failure.is_some() && failure < timeout,
+        "the model API's failure is not named first: {error}"
+    );
+}
+
+/// Run efix with Gemini CLI answering `turns`, its configuration edited by `(from, to)`; the
+/// run must end with no proven fix and the tree as it was. The first call's error, and the
+/// agent's home (its real path; the directory is gone with the repository).
+fn failed_gemini_call(turns: Vec<Turn>, (from, to): (&str, &str)) -> (String, String) {
+    let repo = clamp_repo(&[]);
+    let before = repo.fingerprint();
+    let api = GeminiApi::start(turns);
+    let home = home(&repo, None);
+    let config = gemini_config("answer").replace(from, to);
+    let (run, evidence) = run_gemini(&repo, &api, &home, &config);
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    let error = evidence["engine"]["calls"][0]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (error, home.canonicalize().unwrap().display().to_string())
 }

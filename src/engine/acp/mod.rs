@@ -185,7 +185,11 @@ impl AcpEngine {
                 meta.outcome = CallOutcome::Failed;
                 meta.error = Some(
                     EngineError::Agent {
-                        message: with_stderr(&message, &tail, secrets),
+                        message: with_stderr(
+                            &message,
+                            &failure::shown_stderr(&tail, settings),
+                            secrets,
+                        ),
                     }
                     .to_string(),
                 );
