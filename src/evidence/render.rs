@@ -40,6 +40,9 @@ pub fn render_pr_body(evidence: &Evidence) -> String {
         guard(&mut out, evidence, fix.round);
         test_table(&mut out, evidence, fix.round);
         checks(&mut out, evidence, fix.round);
+        if let Some(round) = round(evidence, fix.round) {
+            super::render_candidates::table(&mut out, round);
+        }
         change(&mut out, fix);
     } else {
         rounds_summary(&mut out, evidence);

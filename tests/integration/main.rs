@@ -14,6 +14,7 @@ mod openai_server;
 mod acp;
 mod action;
 mod adversarial;
+mod candidates;
 mod canary;
 mod canary_env;
 mod channels;
