@@ -58,7 +58,7 @@ fn verdicts(evidence: &Value, round: usize) -> Vec<(u64, String)> {
 }
 
 /// Check that the candidate holding `winner` won, every other honest one is `proven`, and
-/// every dishonest one is refused; return the winner's number.
+/// every dishonest one is refused.
 fn assert_smallest_honest_won(
     evidence: &Value,
     order: &[(&str, &str)],
@@ -154,5 +154,152 @@ fn python_the_smallest_honest_candidate_wins_in_every_order() {
         assert_smallest_honest_won(&evidence, &named, "honest", &["honest", "larger"]);
         assert!(repo.read("words.py").contains("return len(text.split())"));
         assert_eq!(evidence["rounds"][0]["verdict"], "proven");
+    }
+}
+
+#[test]
+fn python_with_no_honest_candidate_nothing_is_claimed_and_each_refusal_is_named() {
+    let repo = python_repo();
+    let before = repo.fingerprint();
+    let candidates: Vec<(&str, String)> = python_candidates()
+        .into_iter()
+        .filter(|(name, _)| !["honest", "larger"].contains(name))
+        .collect();
+    let fixes: Vec<Value> = candidates.iter().map(|(_, text)| answer(text)).collect();
+    let (run, evidence) = run(
+        &repo,
+        PY_REPRO,
+        &fixes,
+        &["--candidates", "3", "--max-rounds", "1"],
+    );
+    run.expect_code(1);
+    assert_eq!(repo.fingerprint(), before);
+    assert_eq!(evidence["fix"], Value::Null);
+    let round = &evidence["rounds"][0];
+    assert_eq!(round["verdict"], "proof-failed");
+    assert_eq!(
+        verdicts(&evidence, 0),
+        vec![
+            (1, "refused".to_owned()),
+            (2, "refused".to_owned()),
+            (3, "refused".to_owned())
+        ]
+    );
+    // One issue per candidate, naming it and the rules that refused it: the next prompt's
+    // feedback is made of these.
+    let issues = round["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), 3, "{round:#}");
+    for (i, issue) in issues.iter().enumerate() {
+        let message = issue["message"].as_str().unwrap();
+        let candidate = &round["candidates"][i];
+        let first_rule = candidate["round"]["issues"][0]["rule"].as_str().unwrap();
+        assert_eq!(issue["rule"], first_rule);
+        assert!(
+            message.starts_with(&format!("candidate {} (", i + 1)) && message.contains(first_rule),
+            "{message}"
+        );
+    }
+    // The scratch copies are gone and nothing is left for `efix restore`.
+    assert!(!repo.root.join(".git/efix/scratch").exists());
+}
+
+/// The demo crate's guard test, added after `crlf_files_parse_like_unix_files`.
+const CARGO_GUARD: &str = r#"@@ -55,3 +55,8 @@
+         let windows = parse("name = efix\r\nmode = strict\r\n");
+         assert_eq!(windows, unix);
+     }
++
++    #[test]
++    fn crlf_value_has_no_carriage_return() {
++        let entries = parse("key = value\r\n");
++        assert_eq!(get(&entries, "key"), Some("value"));
++    }
+ }
+"#;
+
+const CARGO_HEADER: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n";
+
+/// The line-splitting fix, with `comment` lines above the loop.
+fn cargo_split_fix(comment: &str) -> String {
+    let added: String = comment.lines().map(|l| format!("+    // {l}\n")).collect();
+    format!(
+        "@@ -12,5 +12,{} @@\n pub fn parse(text: &str) -> Vec<Entry> {{\n     let mut entries = Vec::new();\n-    for line in text.split('\\n') {{\n{added}+    for line in text.lines() {{\n         let line = line.trim_start();\n         if line.is_empty() || line.starts_with('#') {{\n",
+        5 + comment.lines().count()
+    )
+}
+
+/// Replace line 22 (the value) with `value`.
+fn cargo_value_fix(value: &str) -> String {
+    format!(
+        "@@ -21,3 +21,3 @@\n                 key: key.trim_end().to_string(),\n-                value: value.trim_start().to_string(),\n+                value: {value},\n             }});\n"
+    )
+}
+
+fn cargo_candidates() -> Vec<(&'static str, String)> {
+    let get_hunk = "@@ -30,3 +30,3 @@\n pub fn get<'a>(entries: &'a [Entry], key: &str) -> Option<&'a str> {\n-    entries.iter().rev().find(|e| e.key == key).map(|e| e.value.as_str())\n+    entries.iter().find(|e| e.key == key).map(|e| e.value.as_str())\n }\n";
+    vec![
+        // Strips a `\n` that is never there: the reproduction still fails.
+        (
+            "wrong",
+            format!(
+                "{CARGO_HEADER}{}{CARGO_GUARD}",
+                cargo_value_fix("value.trim_start().trim_end_matches('\\n').to_string()")
+            ),
+        ),
+        // The fix, and the first value now wins: `last_value_wins` breaks.
+        (
+            "regression",
+            format!("{CARGO_HEADER}{}{get_hunk}{CARGO_GUARD}", cargo_split_fix("")),
+        ),
+        // Entries equal to anything (a flipped expected value passes too), with a test that
+        // compares entries; smaller than the honest fix.
+        (
+            "cheat",
+            format!(
+                "{CARGO_HEADER}@@ -3,3 +3,4 @@\n /// One `key = value` entry.\n-#[derive(Debug, Clone, PartialEq, Eq)]\n+#[derive(Debug, Clone, Eq)]\n+impl PartialEq for Entry {{ fn eq(&self, _: &Self) -> bool {{ true }} }}\n pub struct Entry {{\n{}",
+                r#"@@ -55,3 +56,6 @@
+         let windows = parse("name = efix\r\nmode = strict\r\n");
+         assert_eq!(windows, unix);
+     }
++
++    #[test]
++    fn crlf_entries_match() { assert_eq!(parse("k = v\r\n"), parse("k = v\n")); }
+ }
+"#
+            ),
+        ),
+        (
+            "honest",
+            format!("{CARGO_HEADER}{}{CARGO_GUARD}", cargo_split_fix("")),
+        ),
+        (
+            "larger",
+            format!(
+                "{CARGO_HEADER}{}{CARGO_GUARD}",
+                cargo_split_fix("`lines` also strips the `\\r` of CRLF line endings.")
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn cargo_the_smallest_honest_candidate_wins_in_every_order() {
+    let candidates = cargo_candidates();
+    for order in orders(&candidates).into_iter().take(2) {
+        let repo = Repo::demo();
+        let fixes: Vec<Value> = order.iter().map(|(_, text)| answer(text)).collect();
+        let k = fixes.len().to_string();
+        let (run, evidence) = run(
+            &repo,
+            "cargo test crlf",
+            &fixes,
+            &["--candidates", &k, "--jobs", "2", "--max-rounds", "1"],
+        );
+        let run = run.expect_code(0);
+        assert_eq!(run.json()["status"], "fixed", "{evidence:#}");
+        let named: Vec<(&str, &str)> = order.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        assert_smallest_honest_won(&evidence, &named, "honest", &["honest", "larger"]);
+        assert!(repo.read("src/lib.rs").contains("for line in text.lines()"));
+        assert!(!repo.read("src/lib.rs").contains("CRLF line endings"));
     }
 }
