@@ -95,8 +95,10 @@ pub(crate) fn round(
             format!("candidate {} was proven first", w.number)
         } else {
             format!(
-                "larger than candidate {} ({} lines in {} files against {} in {})",
-                w.number, r.lines, r.files, w.lines, w.files
+                "larger than candidate {} ({} against {})",
+                w.number,
+                size(r.lines, r.files),
+                size(w.lines, w.files)
             )
         }
     };
@@ -472,6 +474,16 @@ fn diff_size(diff: &str) -> (u64, u64) {
     (lines, files)
 }
 
+/// A change's size in words: `3 lines in 1 file`.
+fn size(lines: u64, files: u64) -> String {
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    format!(
+        "{lines} line{} in {files} file{}",
+        plural(lines),
+        plural(files)
+    )
+}
+
 /// The distinct rule ids of `issues`, in order, comma-separated.
 fn rules(issues: &[Issue]) -> String {
     let mut ids: Vec<&str> = Vec::new();
@@ -557,13 +569,90 @@ fn issues_of(records: &[CandidateRecord]) -> Vec<Issue> {
             Issue::new(
                 rule,
                 format!(
-                    "candidate {} ({} lines in {} files) was refused by {}: {first}",
+                    "candidate {} ({}) was refused by {}: {first}",
                     r.number,
-                    r.lines,
-                    r.files,
+                    size(r.lines, r.files),
                     rules(&r.round.issues)
                 ),
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(number: u32, verdict: CandidateVerdict, lines: u64, files: u64) -> CandidateRecord {
+        let mut record = empty_record(number, 1, number as usize - 1);
+        record.verdict = verdict;
+        record.lines = lines;
+        record.files = files;
+        record
+    }
+
+    #[test]
+    fn the_smallest_proven_candidate_wins_by_lines_then_files_then_answer() {
+        let records = vec![
+            (candidate(1, CandidateVerdict::Refused, 1, 1), 0),
+            (candidate(2, CandidateVerdict::Proven, 9, 1), 1),
+            (candidate(3, CandidateVerdict::Proven, 4, 2), 2),
+            (candidate(4, CandidateVerdict::Weakened, 2, 1), 3),
+            (candidate(5, CandidateVerdict::Proven, 4, 1), 4),
+            (candidate(6, CandidateVerdict::Proven, 4, 1), 5),
+        ];
+        assert_eq!(choose(&records, false), Some(4));
+        // With --first-proven, the first proof to finish wins, whatever its size.
+        let mut first = records.clone();
+        first[1].1 = 9;
+        first[2].1 = 0;
+        assert_eq!(choose(&first, true), Some(2));
+    }
+
+    #[test]
+    fn no_candidate_wins_without_a_full_proof() {
+        let records = vec![
+            (candidate(1, CandidateVerdict::Refused, 1, 1), 0),
+            (candidate(2, CandidateVerdict::Weakened, 1, 1), 1),
+            (candidate(3, CandidateVerdict::NotJudged, 1, 1), 2),
+            (candidate(4, CandidateVerdict::NoChange, 0, 0), 3),
+        ];
+        assert_eq!(choose(&records, false), None);
+        assert_eq!(choose(&records, true), None);
+    }
+
+    #[test]
+    fn a_diff_is_measured_in_changed_lines_and_files() {
+        let diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,2 @@\n x\n+y\n";
+        assert_eq!(diff_size(diff), (3, 2));
+        assert_eq!(diff_size(""), (0, 0));
+    }
+
+    #[test]
+    fn each_refused_candidate_becomes_one_issue_naming_its_rules() {
+        let mut refused = candidate(1, CandidateVerdict::Refused, 3, 1);
+        refused.round.issues = vec![
+            Issue::new("prove.regression", "test_a broke\nmore"),
+            Issue::new("prevent.no-guard", "no guard"),
+            Issue::new("prove.regression", "test_b broke"),
+        ];
+        let mut weakened = candidate(2, CandidateVerdict::Weakened, 2, 1);
+        weakened.lost = "its proof is weakened (canary.built)".to_owned();
+        let issues = issues_of(&[refused, weakened]);
+        assert_eq!(
+            issues,
+            vec![
+                Issue::new(
+                    "prove.regression",
+                    "candidate 1 (3 lines in 1 file) was refused by prove.regression, \
+                     prevent.no-guard: test_a broke"
+                ),
+                Issue::new(
+                    "candidate.weakened",
+                    "candidate 2 (2 lines in 1 file) was refused by its proof: its proof is \
+                     weakened (canary.built)"
+                ),
+            ]
+        );
+    }
 }
