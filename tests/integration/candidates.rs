@@ -251,21 +251,13 @@ fn cargo_candidates() -> Vec<(&'static str, String)> {
             "regression",
             format!("{CARGO_HEADER}{}{get_hunk}{CARGO_GUARD}", cargo_split_fix("")),
         ),
-        // Entries equal to anything (a flipped expected value passes too), with a test that
-        // compares entries; smaller than the honest fix.
+        // The failing test edited into passing (its CRLF input made LF): smaller than the
+        // honest fix. (An always-true `PartialEq` would be proven today: the test compares two
+        // parses, so no expected literal can be flipped by a canary.)
         (
             "cheat",
             format!(
-                "{CARGO_HEADER}@@ -3,3 +3,4 @@\n /// One `key = value` entry.\n-#[derive(Debug, Clone, PartialEq, Eq)]\n+#[derive(Debug, Clone, Eq)]\n+impl PartialEq for Entry {{ fn eq(&self, _: &Self) -> bool {{ true }} }}\n pub struct Entry {{\n{}",
-                r#"@@ -55,3 +56,6 @@
-         let windows = parse("name = efix\r\nmode = strict\r\n");
-         assert_eq!(windows, unix);
-     }
-+
-+    #[test]
-+    fn crlf_entries_match() { assert_eq!(parse("k = v\r\n"), parse("k = v\n")); }
- }
-"#
+                "{CARGO_HEADER}@@ -54,3 +54,3 @@\n         let unix = parse(\"name = efix\\nmode = strict\\n\");\n-        let windows = parse(\"name = efix\\r\\nmode = strict\\r\\n\");\n+        let windows = parse(\"name = efix\\nmode = strict\\n\");\n         assert_eq!(windows, unix);\n"
             ),
         ),
         (
@@ -301,5 +293,34 @@ fn cargo_the_smallest_honest_candidate_wins_in_every_order() {
         assert_smallest_honest_won(&evidence, &named, "honest", &["honest", "larger"]);
         assert!(repo.read("src/lib.rs").contains("for line in text.lines()"));
         assert!(!repo.read("src/lib.rs").contains("CRLF line endings"));
+        if order == candidates {
+            // The PR body's table, under the winner's proof.
+            let artifacts = repo.root.parent().unwrap().join("artifacts");
+            let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+            let table = &body[body.find("### Candidates").unwrap()..body.find("### Change").unwrap()];
+            insta::assert_snapshot!("cargo_candidates_table", table);
+            // `efix verify` re-checks the winner, the one change the run claims.
+            let verify = Efix::new().args(["verify"]).args([&artifacts]).run();
+            assert_eq!(verify.json()["holds"], true, "{}", verify.stdout());
+        }
     }
+}
+
+#[test]
+fn python_first_proven_wins_at_once_and_the_others_are_not_judged() {
+    let by_name: std::collections::BTreeMap<&str, String> = python_candidates().into_iter().collect();
+    let repo = python_repo();
+    let fixes = vec![answer(&by_name["larger"]), answer(&by_name["honest"])];
+    let (run, evidence) = run(
+        &repo,
+        PY_REPRO,
+        &fixes,
+        &["--candidates", "2", "--jobs", "1", "--first-proven", "--max-rounds", "1"],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        verdicts(&evidence, 0),
+        vec![(1, "won".to_owned()), (2, "not-judged".to_owned())]
+    );
+    assert!(repo.read("words.py").contains("words = text.split()"));
 }
