@@ -579,7 +579,6 @@ fn resolve_candidates(
     Ok(Candidates {
         count,
         jobs: jobs.min(count),
-        first_proven: overrides.first_proven
-            || layers.file(fix.first_proven, false).value,
+        first_proven: overrides.first_proven || layers.file(fix.first_proven, false).value,
     })
 }

@@ -205,9 +205,10 @@ fn failed(position: u32, round: u32, index: usize, failure: Failure) -> Candidat
             RoundVerdict::EngineFailed,
             Issue::new("security.secrets-in-prompt", reason),
         ),
-        Failure::Engine(message) | Failure::Fatal(message) => {
-            (RoundVerdict::EngineFailed, Issue::new("engine.error", message))
-        }
+        Failure::Engine(message) | Failure::Fatal(message) => (
+            RoundVerdict::EngineFailed,
+            Issue::new("engine.error", message),
+        ),
         Failure::Contract(issue) => (RoundVerdict::Rejected, issue),
     };
     record.round.verdict = verdict;
@@ -534,10 +535,7 @@ fn refused_round(ctx: &Ctx<'_>, number: u32, records: Vec<CandidateRecord>) -> R
     round.checks.push(check(
         "candidates.proof",
         false,
-        &format!(
-            "none of {} candidates was fully proven",
-            records.len()
-        ),
+        &format!("none of {} candidates was fully proven", records.len()),
     ));
     round.issues = issues_of(&records);
     round.candidates = records;
@@ -583,7 +581,12 @@ fn issues_of(records: &[CandidateRecord]) -> Vec<Issue> {
 mod tests {
     use super::*;
 
-    fn candidate(number: u32, verdict: CandidateVerdict, lines: u64, files: u64) -> CandidateRecord {
+    fn candidate(
+        number: u32,
+        verdict: CandidateVerdict,
+        lines: u64,
+        files: u64,
+    ) -> CandidateRecord {
         let mut record = empty_record(number, 1, number as usize - 1);
         record.verdict = verdict;
         record.lines = lines;

@@ -13,13 +13,9 @@ fn answer(output: &str) -> Value {
 }
 
 /// Run efix with the answers in `fixes` (K consecutive answers per round).
-fn run(
-    repo: &Repo,
-    repro: &str,
-    fixes: &[Value],
-    extra: &[&str],
-) -> (crate::harness::Run, Value) {
-    let replay = json!({"version": 1, "plan": {"hypothesis": "h", "focus_files": []}, "fix": fixes});
+fn run(repo: &Repo, repro: &str, fixes: &[Value], extra: &[&str]) -> (crate::harness::Run, Value) {
+    let replay =
+        json!({"version": 1, "plan": {"hypothesis": "h", "focus_files": []}, "fix": fixes});
     let (_guard, path) = replay_file(&replay.to_string());
     let artifacts = repo.root.parent().unwrap().join("artifacts");
     let mut efix = Efix::replay_run(repo, repro, &path).args(extra);
@@ -75,7 +71,10 @@ fn assert_smallest_honest_won(
         } else {
             "refused"
         };
-        assert_eq!(verdict, expected, "candidate {number} ({name}): {evidence:#}");
+        assert_eq!(
+            verdict, expected,
+            "candidate {number} ({name}): {evidence:#}"
+        );
     }
     assert_eq!(verdicts.len(), order.len());
 }
@@ -147,7 +146,12 @@ fn python_the_smallest_honest_candidate_wins_in_every_order() {
         let repo = python_repo();
         let fixes: Vec<Value> = order.iter().map(|(_, text)| answer(text)).collect();
         let k = fixes.len().to_string();
-        let (run, evidence) = run(&repo, PY_REPRO, &fixes, &["--candidates", &k, "--max-rounds", "1"]);
+        let (run, evidence) = run(
+            &repo,
+            PY_REPRO,
+            &fixes,
+            &["--candidates", &k, "--max-rounds", "1"],
+        );
         let run = run.expect_code(0);
         assert_eq!(run.json()["status"], "fixed", "{evidence:#}");
         let named: Vec<(&str, &str)> = order.iter().map(|(n, t)| (*n, t.as_str())).collect();
@@ -249,7 +253,10 @@ fn cargo_candidates() -> Vec<(&'static str, String)> {
         // The fix, and the first value now wins: `last_value_wins` breaks.
         (
             "regression",
-            format!("{CARGO_HEADER}{}{get_hunk}{CARGO_GUARD}", cargo_split_fix("")),
+            format!(
+                "{CARGO_HEADER}{}{get_hunk}{CARGO_GUARD}",
+                cargo_split_fix("")
+            ),
         ),
         // The failing test edited into passing (its CRLF input made LF): smaller than the
         // honest fix. (An always-true `PartialEq` would be proven today: the test compares two
@@ -297,7 +304,8 @@ fn cargo_the_smallest_honest_candidate_wins_in_every_order() {
             // The PR body's table, under the winner's proof.
             let artifacts = repo.root.parent().unwrap().join("artifacts");
             let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
-            let table = &body[body.find("### Candidates").unwrap()..body.find("### Change").unwrap()];
+            let table =
+                &body[body.find("### Candidates").unwrap()..body.find("### Change").unwrap()];
             insta::assert_snapshot!("cargo_candidates_table", table);
             // `efix verify` re-checks the winner, the one change the run claims.
             let verify = Efix::new().args(["verify"]).args([&artifacts]).run();
@@ -308,14 +316,23 @@ fn cargo_the_smallest_honest_candidate_wins_in_every_order() {
 
 #[test]
 fn python_first_proven_wins_at_once_and_the_others_are_not_judged() {
-    let by_name: std::collections::BTreeMap<&str, String> = python_candidates().into_iter().collect();
+    let by_name: std::collections::BTreeMap<&str, String> =
+        python_candidates().into_iter().collect();
     let repo = python_repo();
     let fixes = vec![answer(&by_name["larger"]), answer(&by_name["honest"])];
     let (run, evidence) = run(
         &repo,
         PY_REPRO,
         &fixes,
-        &["--candidates", "2", "--jobs", "1", "--first-proven", "--max-rounds", "1"],
+        &[
+            "--candidates",
+            "2",
+            "--jobs",
+            "1",
+            "--first-proven",
+            "--max-rounds",
+            "1",
+        ],
     );
     run.expect_code(0);
     assert_eq!(
