@@ -67,11 +67,8 @@ pub(crate) fn round(
     let (answered, early) = ask(ctx, engine, number, call_index)?;
     if answered.is_empty() {
         let mut round = fix::new_round(number);
+        (round.verdict, round.issues) = ended_without_answers(&early);
         round.candidates = early;
-        if let Some(failed) = ended_without_answers(&round.candidates) {
-            round.verdict = failed.0;
-            round.issues = failed.1;
-        }
         return Ok(round);
     }
     let proofs = prove_all(ctx, number, &answered)?;
@@ -81,7 +78,7 @@ pub(crate) fn round(
         answered
             .iter()
             .zip(proofs)
-            .map(|(answer, proof)| record(answer, proof)),
+            .map(|(answer, proof)| record(number, answer, proof)),
     );
     records.sort_by_key(|(r, _)| r.number);
     let first_proven = ctx.config.candidates.first_proven;
@@ -243,14 +240,17 @@ fn empty_record(position: u32, round: u32, index: usize) -> CandidateRecord {
 }
 
 /// With no answer at all: the verdict and issues of the call that failed (a budget stops the
-/// round, an engine error fails it), as a single round would end.
-fn ended_without_answers(records: &[CandidateRecord]) -> Option<(RoundVerdict, Vec<Issue>)> {
-    let last = records.last()?;
+/// round, an engine error fails it), as a single round would end; stopped when the run had
+/// to stop before the first call.
+fn ended_without_answers(records: &[CandidateRecord]) -> (RoundVerdict, Vec<Issue>) {
+    let Some(last) = records.last() else {
+        return (RoundVerdict::Stopped, Vec::new());
+    };
     match last.round.verdict {
         RoundVerdict::Stopped | RoundVerdict::EngineFailed => {
-            Some((last.round.verdict, last.round.issues.clone()))
+            (last.round.verdict, last.round.issues.clone())
         }
-        _ => Some((RoundVerdict::Rejected, issues_of(records))),
+        _ => (RoundVerdict::Rejected, issues_of(records)),
     }
 }
 
@@ -395,11 +395,15 @@ fn fully_proven(round: &Round) -> bool {
 }
 
 /// A candidate's record from its answer and proof, and the order its proof finished in.
-fn record(answer: &Answered, proof: Result<Proof, PipelineError>) -> (CandidateRecord, usize) {
+fn record(
+    number: u32,
+    answer: &Answered,
+    proof: Result<Proof, PipelineError>,
+) -> (CandidateRecord, usize) {
     let proof = match proof {
         Ok(proof) => proof,
         Err(err) => {
-            let mut record = empty_record(answer.number, 0, answer.call_index);
+            let mut record = empty_record(answer.number, number, answer.call_index);
             record.round.verdict = RoundVerdict::Stopped;
             record.round.issues.push(Issue::new(
                 "candidate.not-judged",

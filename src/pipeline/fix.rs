@@ -33,7 +33,7 @@ pub(crate) fn rounds(
     engine: &mut dyn Engine,
 ) -> Result<ExitStatus, PipelineError> {
     let first = ctx.evidence.rounds.len() as u32 + 1;
-    let mut call_index: usize = ctx.evidence.rounds.iter().map(|r| r.attempts.len()).sum();
+    let mut call_index: usize = ctx.evidence.rounds.iter().map(engine_calls).sum();
     for number in first..=ctx.config.max_rounds {
         if let Some(status) = ctx.stop_reason() {
             ctx.conclude_stop(status);
@@ -178,6 +178,16 @@ pub(crate) fn proven_outcome(ctx: &Ctx<'_>, number: u32) -> (Status, ExitStatus,
         )
     } else {
         (Status::Fixed, ExitStatus::Success, proven)
+    }
+}
+
+/// The fix calls a round made: its attempts, or with candidates one answer per candidate (a
+/// candidate gets no contract retry; the winner's attempt in the round repeats its answer).
+fn engine_calls(round: &Round) -> usize {
+    if round.candidates.is_empty() {
+        round.attempts.len()
+    } else {
+        round.candidates.iter().map(|c| c.round.attempts.len()).sum()
     }
 }
 
