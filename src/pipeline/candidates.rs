@@ -90,6 +90,12 @@ pub(crate) fn round(
     let loser_reason = |r: &CandidateRecord, w: &CandidateRecord| -> String {
         if first_proven {
             format!("candidate {} was proven first", w.number)
+        } else if (r.lines, r.files) == (w.lines, w.files) {
+            format!(
+                "as small as candidate {} ({}), which was answered first",
+                w.number,
+                size(w.lines, w.files)
+            )
         } else {
             format!(
                 "larger than candidate {} ({} against {})",

@@ -187,7 +187,11 @@ fn engine_calls(round: &Round) -> usize {
     if round.candidates.is_empty() {
         round.attempts.len()
     } else {
-        round.candidates.iter().map(|c| c.round.attempts.len()).sum()
+        round
+            .candidates
+            .iter()
+            .map(|c| c.round.attempts.len())
+            .sum()
     }
 }
 
