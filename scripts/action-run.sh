@@ -40,6 +40,12 @@ if [ -n "${INPUT_MAX_ROUNDS:-}" ]; then
   esac
   set -- "$@" --max-rounds "$INPUT_MAX_ROUNDS"
 fi
+if [ -n "${INPUT_CANDIDATES:-}" ]; then
+  case $INPUT_CANDIDATES in
+    *[!0-9]*) fail "candidates must be a whole number, not '$INPUT_CANDIDATES'" ;;
+  esac
+  set -- "$@" --candidates "$INPUT_CANDIDATES"
+fi
 if [ -n "${INPUT_TIMEOUT_MINUTES:-}" ]; then
   case $INPUT_TIMEOUT_MINUTES in
     *[!0-9]*) fail "timeout-minutes must be a whole number, not '$INPUT_TIMEOUT_MINUTES'" ;;

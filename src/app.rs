@@ -339,6 +339,9 @@ fn run_command(mut args: RunArgs, env: &Env) -> ExitStatus {
         engine: engine_arg.or(replay.as_ref().map(|_| EngineKind::Replay)),
         run_timeout: args.timeout_seconds.map(Duration::from_secs),
         max_rounds: args.max_rounds,
+        candidates: args.candidates,
+        jobs: args.jobs,
+        first_proven: args.first_proven,
         suites: args.suite.clone(),
         command_timeout: None,
     };

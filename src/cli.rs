@@ -217,6 +217,16 @@ pub struct RunArgs {
     /// Maximum number of fix rounds (default 3).
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
+    /// Ask for K independent fixes per round, prove each in its own scratch copy of the base
+    /// commit, and keep the smallest proven one (default 1).
+    #[arg(long, value_name = "K")]
+    pub candidates: Option<u32>,
+    /// Prove at most J candidates at the same time (default: the number of cores, at most K).
+    #[arg(long, value_name = "J")]
+    pub jobs: Option<u32>,
+    /// Stop a round at the first fully proven candidate and cancel the others.
+    #[arg(long)]
+    pub first_proven: bool,
     /// Run the reproduction N times; differing outcomes mark it flaky and no fix is claimed.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,

@@ -54,6 +54,8 @@ pub struct FileConfig {
     pub paths: Option<PathsFile>,
     /// Limits on the whole run.
     pub budget: Option<BudgetFile>,
+    /// How many fix candidates each round asks for and proves side by side.
+    pub fix: Option<FixFile>,
     /// Prompt template overrides.
     pub prompts: Option<PromptsFile>,
     /// Who may start efix with a `/efix <command>` comment.
@@ -272,6 +274,26 @@ pub struct PathsFile {
     /// pass without a fix. List a file here (e.g. `tests/conftest.py`) when a fix legitimately
     /// needs to change it; the change then counts as part of the test side of the fix.
     pub allow_harness: Option<StringList>,
+}
+
+/// `fix:` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename_all = "kebab-case",
+    deny_unknown_fields,
+    expecting = "a mapping of `fix` keys"
+)]
+pub struct FixFile {
+    /// Independent fix answers per round, each proven in its own scratch copy of the base
+    /// commit; the smallest fully proven one wins. Default 1 (one answer, proven in the
+    /// working tree); overridden by `--candidates`.
+    pub candidates: Option<Count>,
+    /// Candidates proven at the same time. Default: the number of cores, at most
+    /// `candidates`; overridden by `--jobs`.
+    pub jobs: Option<Count>,
+    /// Whether the first fully proven candidate wins at once (the others are cancelled).
+    /// Default `false`; set by `--first-proven`.
+    pub first_proven: Option<bool>,
 }
 
 /// `budget:` section.

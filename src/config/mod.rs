@@ -16,14 +16,14 @@ mod summary;
 
 pub use error::{ConfigError, Origin};
 pub use file::{
-    AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, Millis,
-    OpenaiFile, PathsFile, PriceFile, PromptsFile, RequiredTier, SandboxFile, SecurityFile,
+    AcpFile, BudgetFile, Bytes, CONFIG_VERSION, CommandsFile, Count, DiffFile, FileConfig, FixFile,
+    Millis, OpenaiFile, PathsFile, PriceFile, PromptsFile, RequiredTier, SandboxFile, SecurityFile,
     StringList, TestFile, Tokens, TriggerFile, Usd, Version, schema_json,
 };
 pub use load::{DEFAULT_FILE_NAME, load, parse};
 pub use model::{
-    AcpMode, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor,
-    Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
+    AcpMode, Candidates, Config, EngineBudget, EngineKind, Env, FixFormat, OpenaiConfig,
+    OpenaiFlavor, Overrides, Price, PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 pub use summary::check_summary;
 

@@ -226,6 +226,8 @@ pub struct Config {
     pub env_dropped: Vec<String>,
     /// Maximum number of fix rounds.
     pub max_rounds: u32,
+    /// Fix candidates per round (`fix:`).
+    pub candidates: Candidates,
     /// Timeout of the whole run.
     pub run_timeout: Duration,
     pub prompt_overrides: PromptOverrides,
@@ -234,6 +236,17 @@ pub struct Config {
     pub trigger: TriggerConfig,
     pub patch: PatchPolicy,
     pub runner: RunnerSettings,
+}
+
+/// How many fix answers a round asks for and how they are proven (`fix:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidates {
+    /// Independent answers per round; 1 proves the one answer in the working tree.
+    pub count: u32,
+    /// Candidates proven at the same time, at least 1 and at most `count`.
+    pub jobs: u32,
+    /// Whether the first fully proven candidate wins and the others are cancelled.
+    pub first_proven: bool,
 }
 
 /// Values given on the command line; each one, when present, beats the environment and the
@@ -249,6 +262,12 @@ pub struct Overrides {
     pub run_timeout: Option<Duration>,
     /// `--max-rounds`.
     pub max_rounds: Option<u32>,
+    /// `--candidates`.
+    pub candidates: Option<u32>,
+    /// `--jobs`.
+    pub jobs: Option<u32>,
+    /// `--first-proven`.
+    pub first_proven: bool,
     /// `--suite`, repeatable. When non-empty it REPLACES `test.required-suites` (it is not
     /// appended), so a maintainer can narrow a run to the suites they care about.
     pub suites: Vec<String>,

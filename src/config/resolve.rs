@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use super::engine;
 use super::error::{ConfigError, Origin};
-use super::file::{FileConfig, RequiredTier};
+use super::file::{FileConfig, FixFile, RequiredTier};
 pub use super::layers::{AUTHOR_ASSOCIATIONS, MAX_OUTPUT_BYTES};
 use super::layers::{
     Layers, check_associations, check_bytes, check_command, check_count, check_duration,
@@ -34,7 +34,7 @@ use super::layers::{
     default_writable, join_prompt, list, millis, out_of_range, owned, secrets, writable_path,
 };
 use super::model::{
-    AcpMode, Config, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor, Overrides,
+    AcpMode, Candidates, Config, EngineKind, Env, FixFormat, OpenaiConfig, OpenaiFlavor, Overrides,
     PromptOverrides, SecretsInPrompt, TestConfig, TriggerConfig,
 };
 use crate::patch::PatchPolicy;
@@ -124,6 +124,8 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 pub const MAX_TERM_GRACE: Duration = Duration::from_secs(10 * 60);
 /// Largest accepted `budget.max-rounds`.
 pub const MAX_ROUNDS_LIMIT: u32 = 20;
+/// Largest accepted `fix.candidates` (and `fix.jobs`).
+pub const MAX_CANDIDATES_LIMIT: u32 = 16;
 /// Largest accepted `openai.max-retries`.
 pub const MAX_RETRIES_LIMIT: u32 = 10;
 /// Largest accepted `diff.max-files`.
@@ -376,6 +378,7 @@ impl Config {
             MAX_ROUNDS_LIMIT,
             "rounds",
         )?;
+        let candidates = resolve_candidates(&layers, overrides, &file.fix.unwrap_or_default())?;
         let run_timeout = layers.pick(
             overrides.run_timeout.map(|t| (t, "--timeout-seconds")),
             None,
@@ -533,6 +536,7 @@ impl Config {
             secrets_in_prompt,
             env_dropped,
             max_rounds,
+            candidates,
             run_timeout,
             prompt_overrides,
             fix_format,
@@ -542,4 +546,39 @@ impl Config {
             runner,
         })
     }
+}
+
+/// `fix:` with its command-line overrides; jobs default to the cores, at most the candidates.
+fn resolve_candidates(
+    layers: &Layers<'_>,
+    overrides: &Overrides,
+    fix: &FixFile,
+) -> Result<Candidates, ConfigError> {
+    let count = layers.pick(
+        overrides.candidates.map(|n| (n, "--candidates")),
+        None,
+        fix.candidates.map(|c| c.0),
+        1,
+    );
+    let count = check_count(
+        "fix.candidates",
+        &count,
+        1,
+        MAX_CANDIDATES_LIMIT,
+        "candidates",
+    )?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = u32::try_from(cores).unwrap_or(MAX_CANDIDATES_LIMIT);
+    let jobs = layers.pick(
+        overrides.jobs.map(|n| (n, "--jobs")),
+        None,
+        fix.jobs.map(|c| c.0),
+        cores.min(count),
+    );
+    let jobs = check_count("fix.jobs", &jobs, 1, MAX_CANDIDATES_LIMIT, "jobs")?;
+    Ok(Candidates {
+        count,
+        jobs: jobs.min(count),
+        first_proven: overrides.first_proven || layers.file(fix.first_proven, false).value,
+    })
 }

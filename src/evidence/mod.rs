@@ -4,14 +4,17 @@
 //!
 //! This module records and renders; it runs nothing.
 
+mod candidate;
 mod check;
 mod model;
 mod render;
+mod render_candidates;
 mod render_engine;
 mod render_scope;
 mod sandbox;
 mod text;
 
+pub use candidate::{CandidateRecord, CandidateVerdict};
 pub use check::{CheckRecord, Weakness};
 pub use model::*;
 pub use render::{render_evidence_md, render_pr_body, render_pr_title};

@@ -575,6 +575,11 @@ pub struct Round {
     /// Blocking issues handed back to the engine.
     pub issues: Vec<Issue>,
     pub verdict: RoundVerdict,
+    /// With `--candidates K` (K > 1): every candidate of the round, proven side by side in
+    /// scratch copies; the round's own fields are then the winner's proof in the working tree
+    /// (or, when none was proven, one issue per candidate).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<super::CandidateRecord>,
 }
 
 /// How a round ended.

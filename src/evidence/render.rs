@@ -42,6 +42,9 @@ pub fn render_pr_body(evidence: &Evidence) -> String {
             change(&mut out, fix);
             proof(&mut out, evidence);
             guard(&mut out, evidence, fix.round);
+            if let Some(round) = round(evidence, fix.round) {
+                super::render_candidates::table(&mut out, round);
+            }
             checks(&mut out, evidence, fix.round);
         }
         None => {

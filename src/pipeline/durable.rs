@@ -23,6 +23,9 @@ pub struct RestoreSummary {
     pub interrupted_run: Option<RunRecord>,
     /// What the restore changed.
     pub changes: Option<RestoreReport>,
+    /// The scratch directory of a round of candidates the run left behind, removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch_removed: Option<String>,
 }
 
 /// Take the working tree's lock, or fail with [`PipelineError::Busy`] naming its holder.
@@ -57,18 +60,21 @@ pub fn restore(repo: &Path) -> Result<RestoreSummary, PipelineError> {
     let repo = Repo::open(repo)?;
     let _lock = lock(&repo)?;
     let root = repo.root.display().to_string();
+    let scratch_removed = super::scratch::remove_left(&repo)?;
     Ok(match settle_unfinished(&repo, true)? {
         Some((run, changes)) => RestoreSummary {
             restored: true,
             repo: root,
             interrupted_run: Some(run),
             changes: Some(changes),
+            scratch_removed,
         },
         None => RestoreSummary {
             restored: false,
             repo: root,
             interrupted_run: None,
             changes: None,
+            scratch_removed,
         },
     })
 }

@@ -19,13 +19,21 @@ use super::{PipelineError, prevent, prove};
 /// Prefix of the patch contract's rule ids (answers that break it get one retry per round).
 const CONTRACT_RULE_PREFIX: &str = "contract.";
 
+/// Where a round's answer comes from.
+pub(crate) enum Source<'e> {
+    /// Asked of the engine, with one extra answer when the first breaks the contract.
+    Engine(&'e mut dyn Engine),
+    /// Already received (a candidate's answer); it has no contract retry.
+    Given(Option<FixResponse>),
+}
+
 /// Run fix rounds until one is proven or the limit is reached.
 pub(crate) fn rounds(
     ctx: &mut Ctx<'_>,
     engine: &mut dyn Engine,
 ) -> Result<ExitStatus, PipelineError> {
     let first = ctx.evidence.rounds.len() as u32 + 1;
-    let mut call_index: usize = ctx.evidence.rounds.iter().map(|r| r.attempts.len()).sum();
+    let mut call_index: usize = ctx.evidence.rounds.iter().map(engine_calls).sum();
     for number in first..=ctx.config.max_rounds {
         if let Some(status) = ctx.stop_reason() {
             ctx.conclude_stop(status);
@@ -33,7 +41,11 @@ pub(crate) fn rounds(
         }
         ctx.reporter
             .phase(&format!("fix, round {number} of {}", ctx.config.max_rounds));
-        let round = run_round(ctx, engine, number, &mut call_index);
+        let round = if ctx.config.candidates.count > 1 {
+            super::candidates::round(ctx, engine, number, &mut call_index)
+        } else {
+            run_round(ctx, Source::Engine(engine), number, &mut call_index)
+        };
         ctx.reporter.end_phase();
         let round = round?;
         let verdict = round.verdict;
@@ -108,7 +120,7 @@ pub(crate) fn rounds(
 /// The status of a proven round `number`, weakest claim first (closed by default): a check
 /// that could not be judged, then a flag for review, then a proof that no suite took part in,
 /// else `fixed`.
-fn proven_outcome(ctx: &Ctx<'_>, number: u32) -> (Status, ExitStatus, String) {
+pub(crate) fn proven_outcome(ctx: &Ctx<'_>, number: u32) -> (Status, ExitStatus, String) {
     let proven = format!(
         "fixed in round {number}: the reproduction passes with the change and the regression \
          guard is proven"
@@ -169,18 +181,33 @@ fn proven_outcome(ctx: &Ctx<'_>, number: u32) -> (Status, ExitStatus, String) {
     }
 }
 
+/// The fix calls a round made: its attempts, or with candidates one answer per candidate (a
+/// candidate gets no contract retry; the winner's attempt in the round repeats its answer).
+fn engine_calls(round: &Round) -> usize {
+    if round.candidates.is_empty() {
+        round.attempts.len()
+    } else {
+        round
+            .candidates
+            .iter()
+            .map(|c| c.round.attempts.len())
+            .sum()
+    }
+}
+
 /// The issue of an engine budget that stopped a round.
 fn budget_issue(issues: &[Issue]) -> Option<&Issue> {
     issues.iter().find(|i| i.rule.starts_with("budget."))
 }
 
-fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
 
-fn new_round(number: u32) -> Round {
+pub(crate) fn new_round(number: u32) -> Round {
     Round {
         number,
+        candidates: Vec::new(),
         attempts: Vec::new(),
         checks: Vec::new(),
         prevent: None,
@@ -191,14 +218,14 @@ fn new_round(number: u32) -> Round {
 }
 
 /// One round: answer → apply → Prevent → Prove → decide.
-fn run_round(
+pub(crate) fn run_round(
     ctx: &mut Ctx<'_>,
-    engine: &mut dyn Engine,
+    source: Source<'_>,
     number: u32,
     call_index: &mut usize,
 ) -> Result<Round, PipelineError> {
     let mut round = new_round(number);
-    let Some(report) = apply(ctx, engine, &mut round, call_index)? else {
+    let Some(report) = apply(ctx, source, &mut round, call_index)? else {
         return Ok(round);
     };
     let Some(tests_only) = prevent::run(ctx, number, &report.changes, &mut round)? else {
@@ -223,14 +250,19 @@ fn run_round(
 /// was).
 fn apply(
     ctx: &mut Ctx<'_>,
-    engine: &mut dyn Engine,
+    mut source: Source<'_>,
     round: &mut Round,
     call_index: &mut usize,
 ) -> Result<Option<PatchReport>, PipelineError> {
     let number = round.number;
     let mut contract_feedback: Vec<Issue> = Vec::new();
     let (report, response) = loop {
-        let answer = answer(ctx, engine, number, *call_index, &contract_feedback)?;
+        let answer = match &mut source {
+            Source::Engine(engine) => {
+                answer(ctx, &mut **engine, number, *call_index, &contract_feedback)?
+            }
+            Source::Given(given) => Ok(given.take().unwrap_or_default()),
+        };
         let index = *call_index;
         *call_index += 1;
         let retry = !contract_feedback.is_empty();
@@ -313,7 +345,8 @@ fn apply(
                     .issues
                     .iter()
                     .any(|i| i.rule.starts_with(CONTRACT_RULE_PREFIX));
-                if contract && !retry {
+                let may_retry = matches!(source, Source::Engine(_));
+                if contract && !retry && may_retry {
                     ctx.reporter
                         .info("the answer broke the output contract; asking once more");
                     round.checks.push(check(

@@ -3,9 +3,11 @@
 //!
 //! The file list reads like the run: `run` (the orchestrator) drives `reproduce`, `localize`
 //! and `fix`; a fix round (`fix`) is answer (`answer`) → apply and `checks` → `prevent` →
-//! `prove` → decide. Every phase shares one run context (`ctx`, with `commands` for running a
-//! recorded command), which imports no phase; `options` and `checkpoint` are plain data, and
-//! `suite` derives the suite that guards against regressions. Every engine call goes through
+//! `prove` → decide; with `--candidates K`, `candidates` runs K such rounds side by side in
+//! `scratch` copies of the base and the winner once more in the tree. Every phase shares one
+//! run context (`ctx`, with `commands` for running a recorded command), which imports no
+//! phase; `options` and `checkpoint` are plain data, and `suite` derives the suite that
+//! guards against regressions. Every engine call goes through
 //! `call` (the `budget` governor, `secrets` in the prompt, and the `tree` check for agents
 //! that can write files).
 //!
@@ -18,6 +20,7 @@ mod baseline;
 mod budget;
 mod call;
 mod canary;
+mod candidates;
 mod checkpoint;
 mod checks;
 mod commands;
@@ -32,6 +35,7 @@ mod prevent;
 mod prove;
 mod reproduce;
 mod run;
+mod scratch;
 mod secrets;
 mod setup;
 pub mod signals;

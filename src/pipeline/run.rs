@@ -40,6 +40,9 @@ pub fn run(
     if let Some((run, changes)) = durable::settle_unfinished(&repo, resume.is_some())? {
         reporter.info(&durable::describe(&run, &changes));
     }
+    if let Some(dir) = super::scratch::remove_left(&repo)? {
+        reporter.info(&format!("removed the candidates' scratch directory {dir}"));
+    }
     let root = repo.root.clone();
     let artifacts_dir = options
         .artifacts

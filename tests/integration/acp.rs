@@ -414,3 +414,27 @@ fn an_agent_that_is_not_installed_is_a_configuration_error_before_anything_runs(
         "{stderr}"
     );
 }
+
+#[test]
+fn candidates_are_k_agent_sessions_whose_edits_are_proven_in_scratch_copies() {
+    let repo = clamp_repo(&[]);
+    let explanation = json!({"output": "", "edits": [], "root_cause": "low twice",
+        "fix_summary": "edited calc.py", "tests_summary": "added a test", "risk_rollback": "low"});
+    let script = script(&repo, explanation, json!({}));
+    let (run, evidence) = run_fake(&repo, "edit", "edit", &script, "fix:\n  candidates: 2\n");
+    run.expect_code(0);
+    assert!(fixed(&repo));
+    // The plan, then one agent and session per candidate, each edit taken and the tree
+    // restored before the next.
+    assert_eq!(outcomes(&evidence), ["answered", "answered", "answered"]);
+    for call in [1, 2] {
+        assert_eq!(evidence["engine"]["calls"][call]["edited-tree"], true);
+    }
+    let round = &evidence["rounds"][0];
+    assert_eq!(round["candidates"][0]["verdict"], "won");
+    assert_eq!(round["candidates"][1]["verdict"], "proven");
+    assert_eq!(
+        round["candidates"][1]["lost"],
+        "as small as candidate 1 (6 lines in 2 files), which was answered first"
+    );
+}

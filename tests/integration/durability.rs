@@ -300,3 +300,38 @@ fn restore_help_documents_its_exit_codes() {
     let run = Efix::new().args(["restore", "--help"]).run().expect_code(0);
     insta::assert_snapshot!(run.stdout());
 }
+
+/// A kill -9 while candidates are proven in their scratch copies leaves the user's tree as it
+/// was (the candidates never touch it); `efix restore` removes the scratch directory.
+#[test]
+fn sigkill_while_candidates_are_proven_leaves_the_tree_alone_and_restore_removes_the_scratch() {
+    let repo = python_repo(TEST_WORDS_PY);
+    let fixes = json!([fix_that_waits_in_prevent(), answer(real_fix_edits())]);
+    let (_g, replay) = replay_file(
+        &json!({"version": 1, "plan": {"hypothesis": "h", "focus_files": ["words.py"]}, "fix": fixes})
+            .to_string(),
+    );
+    let before = serde_json::to_value(repo.fingerprint()).unwrap();
+    let mut child = run_efix(&repo, &replay, &artifacts(&repo, "artifacts"))
+        .args(["--candidates", "2", "--jobs", "2"])
+        .spawn();
+    let marker = repo.path(".git/efix/scratch");
+    wait_for(&marker, &mut child);
+    let scratch = PathBuf::from(std::fs::read_to_string(&marker).unwrap().trim());
+    wait_for(
+        &scratch.join("candidate-1/repo/signals/in-prevent"),
+        &mut child,
+    );
+    assert_eq!(serde_json::to_value(repo.fingerprint()).unwrap(), before);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(scratch.is_dir());
+
+    let restored = restore(&repo).expect_code(0);
+    assert_eq!(
+        restored.json()["scratch-removed"],
+        scratch.display().to_string()
+    );
+    assert!(!scratch.exists() && !marker.exists());
+    assert_eq!(serde_json::to_value(repo.fingerprint()).unwrap(), before);
+}

@@ -16,6 +16,7 @@ mod action;
 mod adversarial;
 mod canary;
 mod canary_env;
+mod candidates;
 mod channels;
 mod cheat_matrix;
 mod cheats;

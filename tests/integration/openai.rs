@@ -515,3 +515,43 @@ fn a_missing_key_is_a_usage_error_naming_the_variable() {
         .expect_code(2);
     insta::assert_snapshot!(run.stderr(), @r#"efix: error: failed to read the API key: the environment variable OPENAI_API_KEY is not set; set it, or set `openai.api-key-env: ""` for a server that needs no key (Ollama, vLLM, llama.cpp)"#);
 }
+
+#[test]
+fn candidates_are_k_requests_and_the_next_round_hears_every_candidates_refusal() {
+    let repo = clamp_repo(&[]);
+    // Round one: two wrong candidates (one breaks another test, one changes nothing that
+    // matters); round two: a wrong one and the real fix.
+    let breaks = json!([{"path": "calc.py", "old_text": "    return max(low, min(value, low))\n",
+        "new_text": "    return min(value, high)\n"}]);
+    let idle = json!([{"path": "calc.py", "old_text": "    \"\"\"Limit value to the range [low, high].\"\"\"\n",
+        "new_text": "    \"\"\"Limit value to [low, high].\"\"\"\n"}]);
+    let server = Server::start(vec![
+        Reply::content(&plan_answer().to_string()),
+        Reply::content(&fix_answer(breaks.clone()).to_string()),
+        Reply::content(&fix_answer(idle).to_string()),
+        Reply::content(&fix_answer(breaks).to_string()),
+        Reply::content(&fix_answer(fix_edits()).to_string()),
+    ]);
+    let (run, evidence) = run_openai(&repo, &server, "fix:\n  candidates: 2\n");
+    run.expect_code(0);
+    assert_eq!(server.requests().len(), 5);
+    let first = &evidence["rounds"][0];
+    assert_eq!(first["verdict"], "proof-failed");
+    let round_two = server.requests()[3].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(round_two.contains("This is round 2."), "{round_two}");
+    for (i, issue) in first["issues"].as_array().unwrap().iter().enumerate() {
+        let rule = issue["rule"].as_str().unwrap();
+        assert!(
+            round_two.contains(&format!("- [{rule}] candidate {} (", i + 1)),
+            "{round_two}"
+        );
+    }
+    let second = &evidence["rounds"][1];
+    assert_eq!(second["verdict"], "proven");
+    assert_eq!(second["candidates"][1]["verdict"], "won");
+    assert_eq!(second["candidates"][0]["verdict"], "refused");
+    assert_eq!(evidence["fix"]["round"], 2);
+}
