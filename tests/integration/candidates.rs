@@ -304,8 +304,14 @@ fn cargo_the_smallest_honest_candidate_wins_in_every_order() {
             // The PR body's table, under the winner's proof.
             let artifacts = repo.root.parent().unwrap().join("artifacts");
             let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
-            let table =
-                &body[body.find("### Candidates").unwrap()..body.find("### Change").unwrap()];
+            let start = body.find("### Candidates").unwrap();
+            let rest = &body[start + 1..];
+            let end = [rest.find("\n### "), rest.find("\n<details>")]
+                .into_iter()
+                .flatten()
+                .min()
+                .map_or(body.len(), |at| start + 1 + at + 1);
+            let table = &body[start..end];
             insta::assert_snapshot!("cargo_candidates_table", table);
             // `efix verify` re-checks the winner, the one change the run claims.
             let verify = Efix::new().args(["verify"]).args([&artifacts]).run();
