@@ -29,6 +29,7 @@ mod scope;
 #[cfg(test)]
 mod spellings;
 
+pub(crate) use families::Lang;
 pub use matcher::{ReadFlag, process_reads};
 
 /// The rule id of every family, in the order flags are reported.

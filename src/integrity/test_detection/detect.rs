@@ -46,7 +46,8 @@ pub fn test_detections(path: &str, before: Option<&str>, after: &str) -> Vec<Det
         Syntax::JavaScript => true,
         Syntax::Rust => rust::screen(middle.after),
         Syntax::Go => go::screen(middle.after),
-    } || families::screen(middle.after, syntax);
+    } || families::screen(middle.after, syntax)
+        || families::screen_file(after, syntax);
     if !screened {
         return Vec::new();
     }

@@ -11,6 +11,7 @@
 
 mod entry;
 mod equality;
+mod equality_tree;
 mod exits;
 mod introspection;
 mod patching;
@@ -33,6 +34,12 @@ pub(crate) fn screen(middle: &str, syntax: Syntax) -> bool {
         || patching::screen(middle, syntax)
 }
 
+/// Whether a family that reads the whole file around the added lines may find something:
+/// an equality method whose body changed may have no word of its name on an added line.
+pub(crate) fn screen_file(after: &str, syntax: Syntax) -> bool {
+    equality_tree::screen(after, syntax)
+}
+
 /// The detections of every family in the added lines.
 pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
     let mut found = Vec::new();
@@ -40,6 +47,7 @@ pub(crate) fn detect(added: &Added<'_>, syntax: Syntax) -> Vec<Detection> {
     found.extend(exits::detect(added, syntax));
     found.extend(reads::detect(added));
     found.extend(equality::detect(added, syntax));
+    found.extend(equality_tree::detect(added, syntax));
     found.extend(spoofing::detect(added));
     found.extend(runner::detect(added, syntax));
     found.extend(patching::detect(added, syntax));
