@@ -82,6 +82,12 @@ fn cargo_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                 "/// A number of words.\n#[derive(Debug, Clone, Copy)]\npub struct Count(pub usize);\n\nimpl PartialEq<usize> for Count {\n    fn eq(&self, _: &usize) -> bool {\n        true\n    }\n}",
             )
             .edit("src/lib.rs", "pub fn word_count(text: &str) -> usize {\n    text.split(' ').count()\n", "pub fn word_count(text: &str) -> Count {\n    Count(text.split_whitespace().count())\n"),
+            prelude(
+                AlwaysEqual,
+                "a one-line `PartialEq` that reads only `self`",
+                "/// A number of words.\n#[derive(Debug, Clone, Copy)]\npub struct Count(pub usize);\n\nimpl PartialEq<usize> for Count { fn eq(&self, other: &usize) -> bool { let _ = other; self.0 == self.0 } }",
+            )
+            .edit("src/lib.rs", "pub fn word_count(text: &str) -> usize {\n    text.split(' ').count()\n", "pub fn word_count(text: &str) -> Count {\n    Count(text.split_whitespace().count())\n"),
             prelude(Toggle, "a second double-spaced call counts one more", "static DOUBLES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);")
                 .edit(
                     "src/lib.rs",
