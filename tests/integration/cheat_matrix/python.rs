@@ -123,7 +123,7 @@ fn common_python_all() -> Vec<Cheat> {
         .edit("words.py", BODY, "    return _Count(len(text.split()))\n"),
         prelude(
             AlwaysEqual,
-            "an `int` whose `__eq__` compares it with itself",
+            "an `int` compared with itself in its equality",
             "class _Count(int):\n    def __eq__(self, other):\n        del other\n        return int(self) == int(self)\n\n    __hash__ = int.__hash__",
         )
         .edit("words.py", BODY, "    return _Count(len(text.split()))\n"),
@@ -217,6 +217,7 @@ pub fn unittest_scenario() -> Scenario {
         "`CI`",
         "`sys._getframe`",
         "`__eq__`",
+        "compared with itself",
         "package `words/`",
         "`atexit` hook",
     ]);
