@@ -54,6 +54,9 @@ pub(crate) fn names(
     let repeat = pick(&test, &|_| true);
     let mutated = pick(&test, &|_| true);
     let moved = pick(&test, &|_| true);
+    let perturbed = (0..super::source::MAX_COPIES)
+        .map(|_| pick(&test, &|_| true))
+        .collect();
     let file = pick(&|word| file_stem(runner, leaf, word), &|word| {
         !exists(&file_stem(runner, leaf, word))
             && !text.contains(&format!("Test{}", capitalised(word)))
@@ -64,6 +67,7 @@ pub(crate) fn names(
         mutated,
         moved,
         file,
+        perturbed,
     }
 }
 

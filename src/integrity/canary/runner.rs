@@ -38,8 +38,8 @@ pub(crate) struct Invocation {
 pub(crate) struct Selection {
     pub ids: Vec<String>,
     pub files: Vec<String>,
-    /// A whole test name for the runners that filter by a name regex (jest, vitest, mocha).
-    pub name: Option<String>,
+    /// Whole test names for the runners that filter by a name regex (jest, vitest, mocha).
+    pub names: Vec<String>,
 }
 
 /// The program name without directories or a script extension: `node_modules/.bin/jest`,
@@ -469,17 +469,26 @@ impl Invocation {
         argv
     }
 
+    /// Whether a command can select single tests, so that the output of a run is theirs
+    /// alone (tape and `node --test` run whole files).
+    pub(crate) fn selects_tests(&self) -> bool {
+        !matches!(self.runner, Runner::Tape | Runner::NodeTest)
+    }
+
     /// Whether one command can run several test files (a tape file run by `node` cannot).
     pub(crate) fn runs_several_files(&self) -> bool {
         !self.script
     }
 }
 
-/// `-t ^name$` for the runners that filter by a regex over the whole name.
+/// `-t ^name$` (`^(a|b)$` for several) for the runners that filter by a regex over the
+/// whole name.
 fn name_filter(flag: &str, selection: &Selection) -> Vec<String> {
-    match &selection.name {
-        Some(name) => vec![flag.to_owned(), format!("^{}$", regex::escape(name))],
-        None => Vec::new(),
+    let names: Vec<String> = selection.names.iter().map(|n| regex::escape(n)).collect();
+    match names.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![flag.to_owned(), format!("^{one}$")],
+        several => vec![flag.to_owned(), format!("^({})$", several.join("|"))],
     }
 }
 
@@ -544,7 +553,7 @@ mod tests {
         let selection = Selection {
             ids: vec!["TestA".into(), "TestK1".into()],
             files: vec!["pkg/words".into()],
-            name: None,
+            names: Vec::new(),
         };
         assert_eq!(
             command("go test -run TestA ./...", None, selection),
@@ -568,7 +577,7 @@ mod tests {
                 None,
                 Selection {
                     files: vec!["test/d.test.js".into()],
-                    name: Some("d reads (s)".into()),
+                    names: vec!["d reads (s)".into()],
                     ids: Vec::new(),
                 }
             ),
