@@ -30,8 +30,13 @@ pub(crate) const RULE: &str = "prove.perturbed";
 
 /// Parts of a runner's output that change from run to run of the same tests, and what they
 /// become.
-static VOLATILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+static VOLATILE: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
+    // Temporary files (efix's own report files among them) get fresh names every run.
+    let temp = std::env::temp_dir();
+    let temp = regex::escape(temp.to_string_lossy().trim_end_matches('/'));
+    let temp = format!(r#"({temp}|/tmp)/[^\s:'"]+"#);
     [
+        (temp.as_str(), "<temp>"),
         (r"0x[0-9a-fA-F]+", "<addr>"),
         (r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "<clock>"),
         (
@@ -43,7 +48,7 @@ static VOLATILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"pytest-\d+", "pytest-<n>"),
     ]
     .into_iter()
-    .filter_map(|(pattern, to)| Regex::new(pattern).ok().map(|r| (r, to)))
+    .filter_map(|(pattern, to)| Some((Regex::new(pattern).ok()?, to.to_owned())))
     .collect()
 });
 
@@ -57,7 +62,7 @@ fn observed(runner: Runner, record: &CommandRecord) -> Option<String> {
         _ => format!("{}\n{}", outcome.stdout, outcome.stderr),
     };
     Some(VOLATILE.iter().fold(text, |text, (pattern, to)| {
-        pattern.replace_all(&text, *to).into_owned()
+        pattern.replace_all(&text, to.as_str()).into_owned()
     }))
 }
 
@@ -256,11 +261,11 @@ mod tests {
     #[test]
     fn copies_that_run_the_same_on_both_trees_refuse_the_change() {
         let base = record(
-            "E assert 3 == 2\nt.py:12: AssertionError\n1 failed in 0.12s at 10:01:02",
+            "E assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\n1 failed in 0.12s at 10:01:02",
             FAILED,
         );
         let change = record(
-            "E assert 3 == 2\nt.py:14: AssertionError\n1 failed in 0.31s at 10:01:09",
+            "E assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\n1 failed in 0.31s at 10:01:09",
             FAILED,
         );
         let (check, issue) = judge_perturbed(&plan(2), Runner::Pytest, &base, &change);

@@ -458,7 +458,14 @@ mod tests {
         .unwrap();
         let perturbed = built.perturbed.unwrap();
         let what: Vec<&str> = perturbed.copies.iter().map(|(_, w)| w.as_str()).collect();
-        assert_eq!(what, ["`'10s'` → `'10t'`", "`'10s'` → `'20s'`"]);
+        assert_eq!(
+            what,
+            [
+                "`'10s'` → `'10t'`",
+                "`'10s'` → `'20s'`",
+                "`'10s'` → `'11s'`"
+            ]
+        );
         assert!(perturbed.with_copies.contains(
             "  it('p1', function () {\n    assert.strictEqual(parse('10t'), 10000);\n  });"
         ));

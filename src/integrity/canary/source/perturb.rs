@@ -245,33 +245,53 @@ pub(super) fn neighbours(literal: &str) -> Vec<String> {
     {
         out.push(replace(*at, *c, n));
     }
+    // The middle character, for strings long enough to have one apart from both ends.
+    if chars.len() >= 3
+        && let Some((at, c)) = chars.get(chars.len() / 2)
+        && *c != '\\'
+        && !escaped(*at)
+        && let Some(n) = neighbour(*c)
+    {
+        out.push(replace(*at, *c, n));
+    }
     out.dedup();
     out
 }
 
-/// The copies of a test: one per neighbour, first neighbours of every literal before second
-/// ones, at most one per name. `literals` holds each literal's range, text and neighbours;
-/// `copy(name, edits)` writes the test renamed with `edits`.
+/// The copies of a test: in each, every input literal moved to a neighbour (the k-th copy
+/// takes each literal's k-th neighbour, or its first when it has fewer), so no copy keeps
+/// any of the test's exact inputs: a test that asserts on several inputs is not passed by a
+/// special case of the one left alone. `literals` holds each literal's range, text and
+/// neighbours; `copy(name, edits)` writes the test renamed with `edits`.
 pub(super) fn copies(
     literals: &[(Range<usize>, String, Vec<String>)],
     names: &[String],
     copy: &dyn Fn(&str, Vec<(Range<usize>, String)>) -> String,
 ) -> Vec<(String, String, String)> {
     let rounds = literals.iter().map(|(_, _, v)| v.len()).max().unwrap_or(0);
-    let mut out = Vec::new();
-    for round in 0..rounds {
-        for (range, old, variants) in literals {
-            let (Some(new), Some(name)) = (variants.get(round), names.get(out.len())) else {
-                continue;
-            };
-            out.push((
-                name.clone(),
-                copy(name, vec![(range.clone(), new.clone())]),
-                format!("`{old}` → `{new}`"),
-            ));
-        }
-    }
-    out
+    names
+        .iter()
+        .take(rounds)
+        .enumerate()
+        .map(|(round, name)| {
+            let moved: Vec<(&Range<usize>, &String, &String)> = literals
+                .iter()
+                .filter_map(|(range, old, variants)| {
+                    Some((range, old, variants.get(round).or(variants.first())?))
+                })
+                .collect();
+            let edits = moved
+                .iter()
+                .map(|(range, _, new)| ((*range).clone(), (*new).clone()))
+                .collect();
+            let what = moved
+                .iter()
+                .map(|(_, old, new)| format!("`{old}` → `{new}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            (name.clone(), copy(name, edits), what)
+        })
+        .collect()
 }
 
 /// The perturbations of a test whose copies `copy` writes, inserted after `end` at
@@ -327,10 +347,11 @@ mod tests {
 
     #[test]
     fn neighbours_move_one_character_or_one_unit() {
-        assert_eq!(neighbours("\"a  b\""), ["\"a  c\"", "\"b  b\""]);
+        assert_eq!(neighbours("\"a  b\""), ["\"a  c\"", "\"b  b\"", "\"a _b\""]);
         assert_eq!(neighbours("'x'"), ["'y'"]);
         assert_eq!(neighbours("\"\""), ["\"a\""]);
         assert_eq!(neighbours("\"a\\n\""), ["\"b\\n\""]);
+        assert_eq!(neighbours("\"abc\""), ["\"abd\"", "\"bbc\"", "\"acc\""]);
         assert_eq!(neighbours("'''ab'''"), ["'''ac'''", "'''bb'''"]);
         assert_eq!(neighbours("b\"az\""), ["b\"aa\"", "b\"bz\""]);
         assert_eq!(neighbours("10"), ["11", "9"]);

@@ -411,7 +411,14 @@ mod tests {
         let built = build(&target(&["test_two"]), PYTEST_FILE, &names()).unwrap();
         let perturbed = built.perturbed.unwrap();
         let what: Vec<&str> = perturbed.copies.iter().map(|(_, w)| w.as_str()).collect();
-        assert_eq!(what, ["`\"a  b\"` → `\"a  c\"`", "`\"a  b\"` → `\"b  b\"`"]);
+        assert_eq!(
+            what,
+            [
+                "`\"a  b\"` → `\"a  c\"`",
+                "`\"a  b\"` → `\"b  b\"`",
+                "`\"a  b\"` → `\"a _b\"`"
+            ]
+        );
         assert!(perturbed.with_copies.contains(
             "def test_two():\n    got = count(\"a  b\")\n    assert got == 2\n\ndef p1():\n    got = count(\"a  c\")\n    assert got == 2\n\ndef p2():\n    got = count(\"b  b\")\n    assert got == 2\n"
         ));
@@ -426,11 +433,11 @@ mod tests {
             .collect();
         assert_eq!(
             what,
+            // Every input moves in every copy: no copy keeps one of the test's exact inputs.
             [
-                "`\"10s\"` → `\"10t\"`",
-                "`3` → `4`",
-                "`\"10s\"` → `\"20s\"`",
-                "`3` → `2`"
+                "`\"10s\"` → `\"10t\"`, `3` → `4`",
+                "`\"10s\"` → `\"20s\"`, `3` → `2`",
+                "`\"10s\"` → `\"11s\"`, `3` → `4`"
             ]
         );
         let text = "def test_y():\n    assert ok() == \"yes\"\n";
