@@ -37,6 +37,10 @@ static VOLATILE: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
     let temp = format!(r#"({temp}|/tmp)/[^\s:'"]+"#);
     [
         (temp.as_str(), "<temp>"),
+        // efix's report files, also named relative to the working directory.
+        (r"\befix-[a-z]+-[A-Za-z0-9]+", "efix-<temp>"),
+        // A test's duration, which runners print only above a threshold: `(1 ms)`.
+        (r"[ \t]*\(\d+(\.\d+)?\s?(ms|s|µs|us|ns)\)", ""),
         (r"0x[0-9a-fA-F]+", "<addr>"),
         (r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "<clock>"),
         (
@@ -261,11 +265,11 @@ mod tests {
     #[test]
     fn copies_that_run_the_same_on_both_trees_refuse_the_change() {
         let base = record(
-            "E assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\n1 failed in 0.12s at 10:01:02",
+            "  ✕ t equal (3 ms)\n  ✓ t expect (1 ms)\nE assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\nwritten to: ../efix-report-u4ndPK/report\n1 failed in 0.12s at 10:01:02",
             FAILED,
         );
         let change = record(
-            "E assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\n1 failed in 0.31s at 10:01:09",
+            "  ✕ t equal (23 ms)\n  ✓ t expect\nE assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\nwritten to: ../efix-report-JuDWzA/report\n1 failed in 0.31s at 10:01:09",
             FAILED,
         );
         let (check, issue) = judge_perturbed(&plan(2), Runner::Pytest, &base, &change);
