@@ -219,6 +219,7 @@ pub(crate) fn plan(
                         .then(|| spaced(&name))
                         .into_iter()
                         .collect(),
+                    name_endings: false,
                 };
                 out.alone.push((name.clone(), alone));
                 let perturbed = match &built.perturbed {
@@ -236,7 +237,6 @@ pub(crate) fn plan(
                 match perturbed {
                     Err(reason) => out.perturbed.inapplicable.push((name.clone(), reason)),
                     Ok(p) => {
-                        let leaf = leaf_of(runner, &target.path, &name);
                         for ((copy, what), id) in p.copies.iter().zip(&ids.perturbed) {
                             out.perturbed.copies.push(PerturbedCopy {
                                 target: name.clone(),
@@ -245,12 +245,10 @@ pub(crate) fn plan(
                             });
                             out.perturbed.selection.ids.push(id.clone());
                             if filters_by_name(runner) {
-                                let whole = spaced(&name);
-                                let prefix = whole.strip_suffix(leaf.as_str()).unwrap_or("");
-                                out.perturbed
-                                    .selection
-                                    .names
-                                    .push(format!("{prefix}{copy}"));
+                                // The copy's title, after whatever suites hold it (a
+                                // title is a fresh name: no other test's ends with it).
+                                out.perturbed.selection.names.push(copy.clone());
+                                out.perturbed.selection.name_endings = true;
                             }
                         }
                         push_new(&mut out.perturbed.selection.files, package(&target.file));

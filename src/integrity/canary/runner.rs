@@ -40,6 +40,8 @@ pub(crate) struct Selection {
     pub files: Vec<String>,
     /// Whole test names for the runners that filter by a name regex (jest, vitest, mocha).
     pub names: Vec<String>,
+    /// `names` are the last titles of the names, after whatever suites hold them.
+    pub name_endings: bool,
 }
 
 /// The program name without directories or a script extension: `node_modules/.bin/jest`,
@@ -482,13 +484,14 @@ impl Invocation {
 }
 
 /// `-t ^name$` (`^(a|b)$` for several) for the runners that filter by a regex over the
-/// whole name.
+/// whole name; `(^| )(a|b)$` for names' last titles.
 fn name_filter(flag: &str, selection: &Selection) -> Vec<String> {
     let names: Vec<String> = selection.names.iter().map(|n| regex::escape(n)).collect();
+    let start = if selection.name_endings { "(^| )" } else { "^" };
     match names.as_slice() {
         [] => Vec::new(),
-        [one] => vec![flag.to_owned(), format!("^{one}$")],
-        several => vec![flag.to_owned(), format!("^({})$", several.join("|"))],
+        [one] => vec![flag.to_owned(), format!("{start}{one}$")],
+        several => vec![flag.to_owned(), format!("{start}({})$", several.join("|"))],
     }
 }
 
@@ -553,7 +556,7 @@ mod tests {
         let selection = Selection {
             ids: vec!["TestA".into(), "TestK1".into()],
             files: vec!["pkg/words".into()],
-            names: Vec::new(),
+            ..Selection::default()
         };
         assert_eq!(
             command("go test -run TestA ./...", None, selection),
@@ -578,7 +581,7 @@ mod tests {
                 Selection {
                     files: vec!["test/d.test.js".into()],
                     names: vec!["d reads (s)".into()],
-                    ids: Vec::new(),
+                    ..Selection::default()
                 }
             ),
             "node node_modules/mocha/bin/mocha.js --reporter spec --grep ^d reads \\(s\\)$ test/d.test.js"
