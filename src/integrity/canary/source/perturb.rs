@@ -19,6 +19,9 @@ use super::{descendants, text_of};
 /// Copies built per target; every one must be unaffected for the change to be refused.
 pub(crate) const MAX_COPIES: usize = 4;
 
+/// Writes a copy of the test: its new name and the edits (byte range, new text) in it.
+pub(super) type CopyOf<'a> = &'a dyn Fn(&str, Vec<(Range<usize>, String)>) -> String;
+
 /// The target's file with its perturbed copies right after it, and each copy's name and what
 /// it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -266,7 +269,7 @@ pub(super) fn neighbours(literal: &str) -> Vec<String> {
 pub(super) fn copies(
     literals: &[(Range<usize>, String, Vec<String>)],
     names: &[String],
-    copy: &dyn Fn(&str, Vec<(Range<usize>, String)>) -> String,
+    copy: CopyOf<'_>,
 ) -> Vec<(String, String, String)> {
     let rounds = literals.iter().map(|(_, _, v)| v.len()).max().unwrap_or(0);
     names
@@ -297,13 +300,12 @@ pub(super) fn copies(
 /// The perturbations of a test whose copies `copy` writes, inserted after `end` at
 /// `indent`: each literal's neighbours as `variants` gives them (`neighbours`, or fewer
 /// where a language would reject one).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     text: &str,
     literals: &[Node<'_>],
     variants: &dyn Fn(&str) -> Vec<String>,
     names: &[String],
-    copy: &dyn Fn(&str, Vec<(Range<usize>, String)>) -> String,
+    copy: CopyOf<'_>,
     end: usize,
     indent: &str,
 ) -> Result<Perturbations, String> {

@@ -144,7 +144,7 @@ fn perturbations(
     text: &str,
     expected: Option<Node<'_>>,
     names: &[String],
-    copy: &dyn Fn(&str, Vec<(std::ops::Range<usize>, String)>) -> String,
+    copy: perturb::CopyOf<'_>,
     end: usize,
     indent: &str,
 ) -> Result<super::Perturbations, String> {
