@@ -187,7 +187,13 @@ fn perturbed(
         if with_change {
             patch::write_changes(&ctx.root, changes)?;
         }
-        if let Err(error) = ctx.write_files(&copies.writes) {
+        // The copies go right after each target in the tree as it is: the base keeps its
+        // own code where the target's file is also code the change edits (Rust's inline
+        // tests).
+        let written = copies
+            .texts(&ctx.root)
+            .and_then(|texts| ctx.write_files(&texts).map_err(|e| e.to_string()));
+        if let Err(error) = written {
             tracing::warn!(%error, "perturbed copies not written");
             round.checks.push(crate::evidence::CheckRecord::not_judged(
                 canary::PERTURBED,

@@ -93,13 +93,47 @@ pub(crate) struct Plan {
 /// change, apart from the canaries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Perturbed {
-    /// The targets' files with their copies after them (nothing else added).
-    pub writes: Vec<(String, String)>,
+    /// Per file, the target's source and the copies inserted right after it (nothing else
+    /// added): `(file, anchor, inserted)`. Inserted into the tree a run sees, so the base
+    /// keeps its own code when the target's file is also code the change edits.
+    pub writes: Vec<(String, String, String)>,
     /// The one command that runs every copy and nothing else.
     pub selection: Selection,
     pub copies: Vec<PerturbedCopy>,
     /// Targets with no copy and why: `(test, reason)`.
     pub inapplicable: Vec<(String, String)>,
+}
+
+impl Perturbed {
+    /// The files to write into the tree at `root` as it is now (the base or the change):
+    /// each target's file with its copies right after it. `Err` when a target's source is
+    /// not in this tree exactly once (the change edits the failing test itself).
+    pub(crate) fn texts(&self, root: &Path) -> Result<Vec<(String, String)>, String> {
+        self.writes
+            .iter()
+            .map(|(file, anchor, inserted)| {
+                let text = std::fs::read_to_string(root.join(file))
+                    .map_err(|e| format!("`{file}` could not be read: {e}"))?;
+                match text
+                    .match_indices(anchor.as_str())
+                    .collect::<Vec<_>>()
+                    .as_slice()
+                {
+                    [(at, _)] => {
+                        let end = at + anchor.len();
+                        Ok((
+                            file.clone(),
+                            format!("{}{inserted}{}", &text[..end], &text[end..]),
+                        ))
+                    }
+                    _ => Err(format!(
+                        "the failing test's source is not in `{file}` once on both trees \
+                         (the change edits the test itself)"
+                    )),
+                }
+            })
+            .collect()
+    }
 }
 
 /// One perturbed copy to look for in a run's report.
@@ -252,9 +286,11 @@ pub(crate) fn plan(
                             }
                         }
                         push_new(&mut out.perturbed.selection.files, package(&target.file));
-                        out.perturbed
-                            .writes
-                            .push((target.file.clone(), p.with_copies.clone()));
+                        out.perturbed.writes.push((
+                            target.file.clone(),
+                            p.anchor.clone(),
+                            p.inserted.clone(),
+                        ));
                     }
                 }
                 pending.insert(target.file.clone(), built.with_canaries);

@@ -83,7 +83,7 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
                 &perturb::neighbours,
                 &names.perturbed,
                 &copy,
-                end,
+                start..end,
                 "",
             )
         }

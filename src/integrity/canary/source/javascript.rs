@@ -120,7 +120,7 @@ pub(super) fn build(
                 &perturb::neighbours,
                 &names.perturbed,
                 &copy,
-                whole.end_byte(),
+                whole.byte_range(),
                 &indent,
             )
         }

@@ -27,6 +27,11 @@ pub(super) type CopyOf<'a> = &'a dyn Fn(&str, Vec<(Range<usize>, String)>) -> St
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Perturbations {
     pub with_copies: String,
+    /// The target's own source (its attributes or decorators included), after which
+    /// `inserted` goes: in the base tree too, where the file may differ elsewhere.
+    pub anchor: String,
+    /// The copies' text as inserted right after the target.
+    pub inserted: String,
     /// `(copy's name, "`\"a  b\"` → `\"a  c\"`")`.
     pub copies: Vec<(String, String)>,
 }
@@ -297,7 +302,8 @@ pub(super) fn copies(
         .collect()
 }
 
-/// The perturbations of a test whose copies `copy` writes, inserted after `end` at
+/// The perturbations of a test whose copies `copy` writes, inserted after `span` (the
+/// target's source) at
 /// `indent`: each literal's neighbours as `variants` gives them (`neighbours`, or fewer
 /// where a language would reject one).
 pub(super) fn build(
@@ -306,7 +312,7 @@ pub(super) fn build(
     variants: &dyn Fn(&str) -> Vec<String>,
     names: &[String],
     copy: CopyOf<'_>,
-    end: usize,
+    span: Range<usize>,
     indent: &str,
 ) -> Result<Perturbations, String> {
     let literals: Vec<(Range<usize>, String, Vec<String>)> = literals
@@ -317,13 +323,13 @@ pub(super) fn build(
             (n.byte_range(), old, new)
         })
         .collect();
-    assemble(text, end, indent, copies(&literals, names, copy))
+    assemble(text, span, indent, copies(&literals, names, copy))
 }
 
 /// Put `copies` (their texts) right after `end` in `text`, at `indent`, and say what each is.
 fn assemble(
     text: &str,
-    end: usize,
+    span: Range<usize>,
     indent: &str,
     copies: Vec<(String, String, String)>,
 ) -> Result<Perturbations, String> {
@@ -334,8 +340,11 @@ fn assemble(
         .iter()
         .map(|(_, copy, _)| format!("\n\n{indent}{copy}"))
         .collect();
+    let end = span.end;
     Ok(Perturbations {
         with_copies: format!("{}{inserted}{}", &text[..end], &text[end..]),
+        anchor: text[span].to_owned(),
+        inserted,
         copies: copies
             .into_iter()
             .map(|(name, _, what)| (name, what))

@@ -150,7 +150,7 @@ fn perturbations(
         &perturb::neighbours,
         names,
         &copy,
-        whole.end_byte(),
+        whole.byte_range(),
         indent,
     )
 }

@@ -97,7 +97,7 @@ pub(super) fn build(
         expected,
         &names.perturbed,
         &copy,
-        end,
+        start..end,
         &indent,
     );
     let mutated = expected
@@ -145,7 +145,7 @@ fn perturbations(
     expected: Option<Node<'_>>,
     names: &[String],
     copy: perturb::CopyOf<'_>,
-    end: usize,
+    span: std::ops::Range<usize>,
     indent: &str,
 ) -> Result<super::Perturbations, String> {
     let body = function
@@ -176,7 +176,7 @@ fn perturbations(
             all
         }
     };
-    perturb::build(text, &literals, &variants, names, copy, end, indent)
+    perturb::build(text, &literals, &variants, names, copy, span, indent)
 }
 
 /// The names of the inline modules around `node`, outermost first.
