@@ -36,6 +36,8 @@ static VOLATILE: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
     let temp = regex::escape(temp.to_string_lossy().trim_end_matches('/'));
     let temp = format!(r#"({temp}|/tmp)/[^\s:'"]+"#);
     [
+        // Colours first: they split a number from its unit (`7\x1b[2mms`).
+        ("\x1b\\[[0-9;]*[A-Za-z]", ""),
         (temp.as_str(), "<temp>"),
         // efix's report files, also named relative to the working directory.
         (r"\befix-[a-z]+-[A-Za-z0-9]+", "efix-<temp>"),
@@ -265,11 +267,11 @@ mod tests {
     #[test]
     fn copies_that_run_the_same_on_both_trees_refuse_the_change() {
         let base = record(
-            "  ✕ t equal (3 ms)\n  ✓ t expect (1 ms)\nE assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\nwritten to: ../efix-report-u4ndPK/report\n1 failed in 0.12s at 10:01:02",
+            "  ✕ t equal (3 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 7\x1b[2mms\x1b[22m\n  ✓ t expect (1 ms)\nE assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\nwritten to: ../efix-report-u4ndPK/report\n1 failed in 0.12s at 10:01:02",
             FAILED,
         );
         let change = record(
-            "  ✕ t equal (23 ms)\n  ✓ t expect\nE assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\nwritten to: ../efix-report-JuDWzA/report\n1 failed in 0.31s at 10:01:09",
+            "  ✕ t equal (23 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 9\x1b[2mms\x1b[22m\n  ✓ t expect\nE assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\nwritten to: ../efix-report-JuDWzA/report\n1 failed in 0.31s at 10:01:09",
             FAILED,
         );
         let (check, issue) = judge_perturbed(&plan(2), Runner::Pytest, &base, &change);
