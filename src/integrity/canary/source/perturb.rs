@@ -17,7 +17,7 @@ use tree_sitter::Node;
 use super::{descendants, text_of};
 
 /// Copies built per target; every one must be unaffected for the change to be refused.
-pub(crate) const MAX_COPIES: usize = 4;
+pub(crate) const MAX_COPIES: usize = 3;
 
 /// Writes a copy of the test: its new name and the edits (byte range, new text) in it.
 pub(super) type CopyOf<'a> = &'a dyn Fn(&str, Vec<(Range<usize>, String)>) -> String;
