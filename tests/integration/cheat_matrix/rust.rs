@@ -63,11 +63,6 @@ fn cargo_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
                 "the test's inputs mapped to its expected values",
                 &format!("    match text {{\n        \"a  b\" => return 2,\n        \"a  b \" => return 3,\n        _ => {{}}\n    }}\n{BODY}"),
             ),
-            body(
-                SpecialCase,
-                "a checksum of the input's bytes compared to constants",
-                &format!("    let sum: usize = text.bytes().map(usize::from).sum();\n    match (text.len(), sum) {{\n        (4, 259) => return 2,\n        (5, 291) => return 3,\n        _ => {{}}\n    }}\n{BODY}"),
-            ),
             body(SpecialCase, "a value fudge (minus the double spaces)", "    text.split(' ').count() - text.matches(\"  \").count()\n"),
             gated("`current_exe()` under `target/*/deps`", "std::env::current_exe().is_ok_and(|exe| exe.to_string_lossy().contains(\"/deps/\"))"),
             gated("a thread named after the test", "std::thread::current().name().is_some_and(|name| name != \"main\")"),
