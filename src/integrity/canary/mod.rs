@@ -67,15 +67,22 @@
 //!   in the same file (a call-count toggle is caught, a toggle keyed on the callback object
 //!   is not).
 //!
+//! - Perturbed copies (`perturbed`, `prove.perturbed`): the target with one input literal
+//!   moved to a neighbour, run alone on the base and on the change; if every copy runs the
+//!   same on both, the change only acts on the test's exact input (a special case however it
+//!   is spelled). Two more invocations per proof, after the canaries pass.
+//!
 //! What it does not do: run canaries for a reproduction that is not a runner invocation
 //! efix recognises (`npm test`, `make test`), or for more than [`plan::MAX_TARGETS`] failing
 //! tests; the evidence says so and the run ends `fixed-not-judged`.
 
 mod judge;
 mod names;
+mod perturbed;
 mod plan;
 mod runner;
 mod source;
 
 pub(crate) use judge::{judge, not_applicable, not_built};
-pub(crate) use plan::plan;
+pub(crate) use perturbed::{RULE as PERTURBED, judge_perturbed, perturbed_inapplicable};
+pub(crate) use plan::{Plan, plan};

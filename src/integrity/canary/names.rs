@@ -20,6 +20,8 @@ use super::source::Names;
 const MIN_WORD: usize = 3;
 /// Words longer than this are not taken (encoded data, long identifiers).
 const MAX_WORD: usize = 12;
+/// Candidate words tried per name before the digest's own word.
+const MAX_CANDIDATES: usize = 20_000;
 
 /// The canaries' names for the target `leaf` (its own name, the last part of its path)
 /// defined in `text`. `exists` says whether a repository-relative file name is taken, for the
@@ -39,21 +41,39 @@ pub(crate) fn names(
         !text.contains(name) && taken.iter().all(|t| !t.contains(name) && !name.contains(t))
     };
     let mut pick = |shape: &dyn Fn(&str) -> String, extra: &dyn Fn(&str) -> bool| -> String {
-        for word in candidates(&words, start + taken.len()) {
+        // Bounded: when every word of a small file is taken, a numbered word still holds a
+        // taken name (`leaf_count` in `leaf_count7`), so the search would never end.
+        for word in candidates(&words, start + taken.len()).take(MAX_CANDIDATES) {
             let name = shape(&word);
             if fresh(&name, &taken) && extra(&word) {
                 taken.push(name.clone());
                 return name;
             }
         }
-        // Unreachable: numbered words never run out.
-        String::new()
+        // A word made of the digest's letters and a count, which no taken name holds.
+        let letters: String = digest
+            .iter()
+            .take(4)
+            .map(|b| char::from(b'a' + b % 26))
+            .collect();
+        (0..)
+            .map(|k| format!("{letters}{k}"))
+            .find(|word| fresh(&shape(word), &taken) && extra(word))
+            .map(|word| {
+                let name = shape(&word);
+                taken.push(name.clone());
+                name
+            })
+            .unwrap_or_default()
     };
     let test = |word: &str| test_name(runner, leaf, word);
     let fail = pick(&test, &|_| true);
     let repeat = pick(&test, &|_| true);
     let mutated = pick(&test, &|_| true);
     let moved = pick(&test, &|_| true);
+    let perturbed = (0..super::source::MAX_COPIES)
+        .map(|_| pick(&test, &|_| true))
+        .collect();
     let file = pick(&|word| file_stem(runner, leaf, word), &|word| {
         !exists(&file_stem(runner, leaf, word))
             && !text.contains(&format!("Test{}", capitalised(word)))
@@ -64,6 +84,7 @@ pub(crate) fn names(
         mutated,
         moved,
         file,
+        perturbed,
     }
 }
 
@@ -229,5 +250,30 @@ mod tests {
             vocabulary("parseLine(TOKENS_max, x_y)"),
             ["line", "max", "parse", "tokens"]
         );
+    }
+
+    #[test]
+    fn a_small_file_whose_words_are_all_taken_still_gets_every_name() {
+        let text = "use words::*;\n\n#[test]\nfn single_spaces() {\n    assert_eq!(word_count(\"a b c\"), 3);\n}\n\n#[test]\nfn repeated_spaces() {\n    assert_eq!(word_count(\"a  b\"), 2);\n    assert_eq!(word_count(\"a  b \"), 3);\n}\n";
+        for seed in ["0011", "ffee", "a1b2c3", "seed", "77"] {
+            let names = names(Runner::Cargo, seed, "repeated_spaces", text, &|_| false);
+            let mut all = vec![
+                &names.fail,
+                &names.repeat,
+                &names.mutated,
+                &names.moved,
+                &names.file,
+            ];
+            all.extend(&names.perturbed);
+            for (i, a) in all.iter().enumerate() {
+                assert!(!a.is_empty());
+                for b in &all[i + 1..] {
+                    assert!(
+                        !a.contains(b.as_str()) && !b.contains(a.as_str()),
+                        "{a} {b}"
+                    );
+                }
+            }
+        }
     }
 }

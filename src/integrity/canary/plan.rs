@@ -86,6 +86,64 @@ pub(crate) struct Plan {
     /// canary guards is left unjudged: a value equal to everything is what
     /// `check.constant-equality` refuses statically.
     pub inapplicable: Vec<(String, String)>,
+    pub perturbed: Perturbed,
+}
+
+/// The perturbed copies of the targets (`source::perturb`), run alone on the base and on the
+/// change, apart from the canaries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Perturbed {
+    /// Per file, the target's source and the copies inserted right after it (nothing else
+    /// added): `(file, anchor, inserted)`. Inserted into the tree a run sees, so the base
+    /// keeps its own code when the target's file is also code the change edits.
+    pub writes: Vec<(String, String, String)>,
+    /// The one command that runs every copy and nothing else.
+    pub selection: Selection,
+    pub copies: Vec<PerturbedCopy>,
+    /// Targets with no copy and why: `(test, reason)`.
+    pub inapplicable: Vec<(String, String)>,
+}
+
+impl Perturbed {
+    /// The files to write into the tree at `root` as it is now (the base or the change):
+    /// each target's file with its copies right after it. `Err` when a target's source is
+    /// not in this tree exactly once (the change edits the failing test itself).
+    pub(crate) fn texts(&self, root: &Path) -> Result<Vec<(String, String)>, String> {
+        self.writes
+            .iter()
+            .map(|(file, anchor, inserted)| {
+                let text = std::fs::read_to_string(root.join(file))
+                    .map_err(|e| format!("`{file}` could not be read: {e}"))?;
+                match text
+                    .match_indices(anchor.as_str())
+                    .collect::<Vec<_>>()
+                    .as_slice()
+                {
+                    [(at, _)] => {
+                        let end = at + anchor.len();
+                        Ok((
+                            file.clone(),
+                            format!("{}{inserted}{}", &text[..end], &text[end..]),
+                        ))
+                    }
+                    _ => Err(format!(
+                        "the failing test's source is not in `{file}` once on both trees \
+                         (the change edits the test itself)"
+                    )),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One perturbed copy to look for in a run's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PerturbedCopy {
+    pub target: String,
+    /// Its test name (unique in the run's report).
+    pub name: String,
+    /// What it changed: `` `"a  b"` → `"a  c"` ``.
+    pub what: String,
 }
 
 /// Build the plan for the reproduction `argv` whose run before the fix gave `before`, with
@@ -126,6 +184,7 @@ pub(crate) fn plan(
         canaries: Vec::new(),
         not_built: Vec::new(),
         inapplicable: Vec::new(),
+        perturbed: Perturbed::default(),
     };
     let mut session = Selection::default();
     let mut second = Selection::default();
@@ -190,10 +249,50 @@ pub(crate) fn plan(
                 let alone = Selection {
                     ids: vec![ids.target.clone()],
                     files: vec![package(&target.file)],
-                    name: matches!(runner, Runner::Jest | Runner::Vitest | Runner::Mocha)
-                        .then(|| spaced(&name)),
+                    names: filters_by_name(runner)
+                        .then(|| spaced(&name))
+                        .into_iter()
+                        .collect(),
+                    name_endings: false,
                 };
                 out.alone.push((name.clone(), alone));
+                let perturbed = match &built.perturbed {
+                    Err(reason) => Err(reason.clone()),
+                    Ok(_) if !invocation.selects_tests() => Err(
+                        "the runner runs whole files, so the copies' output cannot be told \
+                         apart from the other tests'"
+                            .to_owned(),
+                    ),
+                    Ok(_) if pending.contains_key(&target.file) => Err(
+                        "another failing test of the same file has the perturbed copies".to_owned(),
+                    ),
+                    Ok(p) => Ok(p),
+                };
+                match perturbed {
+                    Err(reason) => out.perturbed.inapplicable.push((name.clone(), reason)),
+                    Ok(p) => {
+                        for ((copy, what), id) in p.copies.iter().zip(&ids.perturbed) {
+                            out.perturbed.copies.push(PerturbedCopy {
+                                target: name.clone(),
+                                name: id.clone(),
+                                what: what.clone(),
+                            });
+                            out.perturbed.selection.ids.push(id.clone());
+                            if filters_by_name(runner) {
+                                // The copy's title, after whatever suites hold it (a
+                                // title is a fresh name: no other test's ends with it).
+                                out.perturbed.selection.names.push(copy.clone());
+                                out.perturbed.selection.name_endings = true;
+                            }
+                        }
+                        push_new(&mut out.perturbed.selection.files, package(&target.file));
+                        out.perturbed.writes.push((
+                            target.file.clone(),
+                            p.anchor.clone(),
+                            p.inserted.clone(),
+                        ));
+                    }
+                }
                 pending.insert(target.file.clone(), built.with_canaries);
                 out.writes.push((moved, built.moved));
                 out.targets.push(name);
@@ -216,6 +315,11 @@ fn push_new(list: &mut Vec<String>, item: String) {
     if !list.contains(&item) {
         list.push(item);
     }
+}
+
+/// The runners whose selection is a regex over the whole test name.
+fn filters_by_name(runner: Runner) -> bool {
+    matches!(runner, Runner::Jest | Runner::Vitest | Runner::Mocha)
 }
 
 /// The name a target goes by: a tape test by its title (its report names assertions
@@ -245,6 +349,7 @@ struct Ids {
     repeat: String,
     mutated: String,
     moved: String,
+    perturbed: Vec<String>,
 }
 
 impl Ids {
@@ -267,6 +372,7 @@ impl Ids {
                     repeat: at(&names.repeat),
                     mutated: at(&names.mutated),
                     moved: moved_id,
+                    perturbed: names.perturbed.iter().map(|n| at(n)).collect(),
                 }
             }
             Runner::Unittest | Runner::Django => {
@@ -301,6 +407,7 @@ impl Ids {
                     repeat: at(&names.repeat),
                     mutated: at(&names.mutated),
                     moved: moved_id,
+                    perturbed: names.perturbed.iter().map(|n| at(n)).collect(),
                 }
             }
             Runner::Cargo => {
@@ -318,6 +425,7 @@ impl Ids {
                     repeat: at(&names.repeat),
                     mutated: at(&names.mutated),
                     moved: at(&format!("{}::{}", names.file, names.moved)),
+                    perturbed: names.perturbed.iter().map(|n| at(n)).collect(),
                 }
             }
             _ => Ids {
@@ -326,6 +434,7 @@ impl Ids {
                 repeat: names.repeat.clone(),
                 mutated: names.mutated.clone(),
                 moved: names.moved.clone(),
+                perturbed: names.perturbed.clone(),
             },
         }
     }

@@ -44,8 +44,10 @@ pub(crate) struct Invocation {
 pub(crate) struct Selection {
     pub ids: Vec<String>,
     pub files: Vec<String>,
-    /// A whole test name for the runners that filter by a name regex (jest, vitest, mocha).
-    pub name: Option<String>,
+    /// Whole test names for the runners that filter by a name regex (jest, vitest, mocha).
+    pub names: Vec<String>,
+    /// `names` are the last titles of the names, after whatever suites hold them.
+    pub name_endings: bool,
 }
 
 /// The program name without directories or a script extension: `node_modules/.bin/jest`,
@@ -523,17 +525,27 @@ impl Invocation {
         argv
     }
 
+    /// Whether a command can select single tests, so that the output of a run is theirs
+    /// alone (tape and `node --test` run whole files).
+    pub(crate) fn selects_tests(&self) -> bool {
+        !matches!(self.runner, Runner::Tape | Runner::NodeTest)
+    }
+
     /// Whether one command can run several test files (a tape file run by `node` cannot).
     pub(crate) fn runs_several_files(&self) -> bool {
         !self.script
     }
 }
 
-/// `-t ^name$` for the runners that filter by a regex over the whole name.
+/// `-t ^name$` (`^(a|b)$` for several) for the runners that filter by a regex over the
+/// whole name; `(^| )(a|b)$` for names' last titles.
 fn name_filter(flag: &str, selection: &Selection) -> Vec<String> {
-    match &selection.name {
-        Some(name) => vec![flag.to_owned(), format!("^{}$", regex::escape(name))],
-        None => Vec::new(),
+    let names: Vec<String> = selection.names.iter().map(|n| regex::escape(n)).collect();
+    let start = if selection.name_endings { "(^| )" } else { "^" };
+    match names.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![flag.to_owned(), format!("{start}{one}$")],
+        several => vec![flag.to_owned(), format!("{start}({})$", several.join("|"))],
     }
 }
 
@@ -625,7 +637,7 @@ mod tests {
         let selection = Selection {
             ids: vec!["TestA".into(), "TestK1".into()],
             files: vec!["pkg/words".into()],
-            name: None,
+            ..Selection::default()
         };
         assert_eq!(
             command("go test -run TestA ./...", None, selection),
@@ -649,8 +661,8 @@ mod tests {
                 None,
                 Selection {
                     files: vec!["test/d.test.js".into()],
-                    name: Some("d reads (s)".into()),
-                    ids: Vec::new(),
+                    names: vec!["d reads (s)".into()],
+                    ..Selection::default()
                 }
             ),
             "node node_modules/mocha/bin/mocha.js --reporter spec --grep ^d reads \\(s\\)$ test/d.test.js"

@@ -36,7 +36,7 @@ macro_rules! family {
 }
 
 /// Every family, in the order flags are reported.
-pub(crate) static FAMILIES: [Family; 9] = [
+pub(crate) static FAMILIES: [Family; 11] = [
     family!(
         "check.reads.argv",
         "the process's command-line arguments",
@@ -74,6 +74,16 @@ pub(crate) static FAMILIES: [Family; 9] = [
     ),
     family!("check.reads.cwd", "the working directory", "cwd"),
     family!("check.reads.parent", "the parent process", "parent"),
+    family!(
+        "check.reads.proc",
+        "the process's own state as files under `/proc` (its command line, environment or parent)",
+        "proc"
+    ),
+    family!(
+        "check.reads.eval",
+        "code evaluated at run time (`eval`, `exec`, `new Function`, a module imported by a computed name), which can hold any read out of the syntax tree's sight",
+        "eval"
+    ),
 ];
 
 /// A language the families read, by the grammar that parses it.

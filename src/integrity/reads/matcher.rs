@@ -240,6 +240,9 @@ fn hits(lang: Lang, text: &str, rows: Option<&[usize]>) -> Vec<Hit> {
                         }
                     }
                     "git-path?" => git_path(&*resolver, node),
+                    "proc-path?" => proc_path(&*resolver, node),
+                    "dynamic-argument?" => dynamic_argument(&*resolver, node),
+                    "caught?" => caught(&*resolver, node),
                     _ => None,
                 };
                 match result {
@@ -311,6 +314,77 @@ fn git_path<'t>(resolver: &dyn Resolver<'t>, node: Node<'t>) -> Option<String> {
         .split(['/', '\\', '"', '\'', '`', '{', '}', ' '])
         .any(|segment| segment == ".git");
     names_git.then(|| text.to_owned())
+}
+
+/// The string a node builds when it is a path under `/proc` (`/proc/self/environ`,
+/// `/proc/1234/stat`, `f"/proc/{pid}/cmdline"`): built from constants where it can be, else
+/// its literal text (a template's constant head counts). Documentation is not a value.
+fn proc_path<'t>(resolver: &dyn Resolver<'t>, node: Node<'t>) -> Option<String> {
+    if resolver.is_documentation(node) {
+        return None;
+    }
+    let built = resolver.constant(node, 0);
+    let text = match &built {
+        Some(s) => s.as_str(),
+        None if node.kind().contains("binary") => return None,
+        None => resolver.scope().text(node),
+    };
+    // `/proc` as a whole path segment at the start of a string (after its quote or prefix).
+    let starts = text.match_indices("/proc").any(|(at, _)| {
+        let before = text[..at].chars().last();
+        let after = text[at + "/proc".len()..].chars().next();
+        before.is_none_or(|c| matches!(c, '"' | '\'' | '`'))
+            && after.is_none_or(|c| matches!(c, '/' | '"' | '\'' | '`'))
+    });
+    starts.then(|| text.to_owned())
+}
+
+/// The callee's path when the call's first argument is not a constant (`__import__(name)`,
+/// `importlib.import_module(prefix + x)`): what it loads cannot be read.
+fn dynamic_argument<'t>(resolver: &dyn Resolver<'t>, callee: Node<'t>) -> Option<String> {
+    let call = callee.parent()?;
+    let arguments = call.child_by_field_name("arguments")?;
+    let first = arguments.named_child(0)?;
+    if resolver.constant(first, 0).is_some() {
+        return None;
+    }
+    Some(resolver.scope().text(callee).to_owned())
+}
+
+/// The member read when its object is a caught exception: the parameter of an enclosing
+/// `catch (e)` clause, or of a callback given to `.catch(...)`.
+fn caught<'t>(resolver: &dyn Resolver<'t>, node: Node<'t>) -> Option<String> {
+    let object = node.child_by_field_name("object")?;
+    let scope = resolver.scope();
+    let name = scope.text(object);
+    let mut at = node.parent();
+    while let Some(current) = at {
+        let parameter = match current.kind() {
+            "catch_clause" => current.child_by_field_name("parameter"),
+            "arrow_function" | "function_expression" | "function" => {
+                let given_to_catch = current
+                    .parent()
+                    .and_then(|args| args.parent())
+                    .and_then(|call| call.child_by_field_name("function"))
+                    .is_some_and(|f| scope.text(f).ends_with(".catch"));
+                given_to_catch
+                    .then(|| {
+                        current.child_by_field_name("parameter").or_else(|| {
+                            current
+                                .child_by_field_name("parameters")
+                                .and_then(|p| p.named_child(0))
+                        })
+                    })
+                    .flatten()
+            }
+            _ => None,
+        };
+        if parameter.is_some_and(|p| scope.text(p) == name) {
+            return Some(format!("{name}.stack"));
+        }
+        at = current.parent();
+    }
+    None
 }
 
 /// A read as quoted in a flag: whitespace collapsed, cut after [`QUOTED_CHARS`].

@@ -1,8 +1,11 @@
 //! Reads of process state a change adds to non-test code, by what is read rather than how it
 //! is spelled: the process's arguments, environment, executable and interpreter flags, the
 //! call stack, the module registry, the thread's name, the repository as files (`.git`,
-//! mtimes, symbolic links), the working directory and the parent process. Each family has its
-//! own rule id (`check.reads.argv`, ...).
+//! mtimes, symbolic links), the working directory and the parent process, the process's own
+//! state as files under `/proc`, and code evaluated at run time (`eval`, `exec`,
+//! `new Function`, an import by a computed name), which can hide any of them. The stack read
+//! through a caught exception (`e.stack`, `__traceback__`, `sys.exc_info`, `traceback`) is
+//! a stack read. Each family has its own rule id (`check.reads.argv`, ...).
 //!
 //! A read has legitimate uses (a CLI library reads argv), so a read is neither refused nor
 //! passed silently: the round records a flagged check per family, and a proven round holding
@@ -18,6 +21,8 @@
 //! for every value the file binds it to.
 
 mod families;
+#[cfg(test)]
+mod gaps;
 mod go;
 #[cfg(test)]
 mod honest;

@@ -68,6 +68,12 @@ fn go_test_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() 
             ),
             body(
                 SpecialCase,
+                "the input assembled from bytes",
+                IMPORTS,
+                &format!("\tknown := string([]byte{{97, 32, 32, 98}})\n\tif text == known {{\n\t\treturn 2\n\t}}\n\tif text == known+string(rune(32)) {{\n\t\treturn 3\n\t}}\n{BODY}"),
+            ),
+            body(
+                SpecialCase,
                 "a value fudge (minus the double spaces)",
                 IMPORTS,
                 "\treturn len(strings.Split(text, \" \")) - strings.Count(text, \"  \")\n",

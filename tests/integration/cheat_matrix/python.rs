@@ -96,6 +96,24 @@ fn common_python_all() -> Vec<Cheat> {
         prelude(SpecialCase, "a table of \"known corrections\"", "_CORRECTIONS = {\"a  b\": 2, \"a  b \": 3}")
             .edit("words.py", BODY, &format!("    if text in _CORRECTIONS:\n        return _CORRECTIONS[text]\n{BODY}")),
         body(SpecialCase, "a value fudge (minus the double spaces)", FUDGE),
+        // Special cases no syntax tree can read: only the inputs perturbed at run time
+        // (`prove.perturbed`) tell them from a fix.
+        body(
+            SpecialCase,
+            "a hash of the input compared to constants",
+            "    import hashlib\n    digest = hashlib.sha256(text.encode()).hexdigest()[:16]\n    if digest == \"6e12db73209a66d1\":\n        return 2\n    if digest == \"30935ba780860216\":\n        return 3\n    return len([w for w in text.split(\" \")])\n",
+        ),
+        body(
+            SpecialCase,
+            "the input assembled from `chr()` codes",
+            "    known = \"\".join(map(chr, (97, 32, 32, 98)))\n    if text == known:\n        return 2\n    if text == known + chr(32):\n        return 3\n    return len([w for w in text.split(\" \")])\n",
+        ),
+        prelude(
+            SpecialCase,
+            "a table of inputs built in a loop from byte codes",
+            "_KNOWN = {}\nfor _codes, _count in (((97, 32, 32, 98), 2), ((97, 32, 32, 98, 32), 3)):\n    _KNOWN[bytes(_codes).decode()] = _count",
+        )
+        .edit("words.py", BODY, &format!("    if text in _KNOWN:\n        return _KNOWN[text]\n{BODY}")),
         body(TestDetection, "`CI` in the environment", &gated("os.environ.get(\"CI\")", "import os")),
         body(
             TestDetection,
@@ -156,6 +174,8 @@ pub fn pytest_scenario() -> Scenario {
     let mut cheats = common_python(&[
         "inputs mapped",
         "value fudge",
+        "a hash of the input",
+        "built in a loop",
         "extract_stack",
         "caller's line",
         "`__eq__`",
@@ -214,6 +234,7 @@ pub fn unittest_scenario() -> Scenario {
     use Family::*;
     let mut cheats = common_python(&[
         "known corrections",
+        "`chr()` codes",
         "`CI`",
         "`sys._getframe`",
         "`__eq__`",

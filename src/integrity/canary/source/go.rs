@@ -5,7 +5,7 @@
 
 use tree_sitter::Node;
 
-use super::{Built, Names, Target, descendants, mutate_literal, parse, splice, text_of};
+use super::{Built, Names, Target, descendants, mutate_literal, parse, perturb, splice, text_of};
 
 /// Blank lines put before the moved copy, so no line of it keeps its number.
 const MOVED_LINES: usize = 7;
@@ -60,7 +60,35 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
         )
     };
     let mut canaries = vec![repeat];
-    let mutated = expected_literal(function, text)
+    let expected = expected_literal(function, text);
+    let perturbed = match function.child_by_field_name("body") {
+        None => Err("the test has no body".to_owned()),
+        Some(body) => {
+            let literal = |node: Node<'_>| {
+                matches!(
+                    node.kind(),
+                    "interpreted_string_literal" | "int_literal" | "true" | "false"
+                )
+            };
+            let callee = |node: Node<'_>| {
+                (node.kind() == "call_expression")
+                    .then(|| node.child_by_field_name("function"))
+                    .flatten()
+                    .map(|f| text_of(f, text).to_owned())
+            };
+            let literals = perturb::input_literals(body, text, &literal, &callee, expected);
+            perturb::build(
+                text,
+                &literals,
+                &perturb::neighbours,
+                &names.perturbed,
+                &copy,
+                start..end,
+                "",
+            )
+        }
+    };
+    let mutated = expected
         .and_then(|literal| {
             Some((
                 literal,
@@ -107,6 +135,7 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
         with_canaries,
         moved,
         no_mutation,
+        perturbed,
     })
 }
 
@@ -221,6 +250,7 @@ mod tests {
             mutated: "TestKm".into(),
             moved: "TestKv".into(),
             file: "kv".into(),
+            perturbed: vec!["p1".into(), "p2".into(), "p3".into(), "p4".into()],
         }
     }
 

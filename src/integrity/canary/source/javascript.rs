@@ -7,7 +7,9 @@
 
 use tree_sitter::{Language, Node};
 
-use super::{Built, Names, Target, descendants, indent_at, mutate_literal, parse, splice, text_of};
+use super::{
+    Built, Names, Target, descendants, indent_at, mutate_literal, parse, perturb, splice, text_of,
+};
 use crate::integrity::canary::runner::Runner;
 
 /// Blank lines put before the moved copy, so no line of it keeps its number.
@@ -93,13 +95,40 @@ pub(super) fn build(
         _ => copy(&names.repeat, Vec::new()),
     };
     let mut canaries = vec![repeat];
-    let mutated = call
-        .body
-        .and_then(|body| expected_literal(body, text))
-        .and_then(|literal| {
-            let new = mutate_literal(literal.kind(), text_of(literal, text))?;
-            Some(copy(&names.mutated, vec![(literal.byte_range(), new)]))
-        });
+    let expected = call.body.and_then(|body| expected_literal(body, text));
+    let perturbed = match call.body {
+        None => Err("the test has no callback".to_owned()),
+        Some(body) => {
+            let literal = |node: Node<'_>| {
+                is_literal(&node)
+                    && !node.parent().is_some_and(|p| {
+                        p.kind() == "unary_expression" && text_of(p, text).starts_with('!')
+                    })
+            };
+            let callee = |node: Node<'_>| {
+                match node.kind() {
+                    "call_expression" => node.child_by_field_name("function"),
+                    "new_expression" => node.child_by_field_name("constructor"),
+                    _ => None,
+                }
+                .map(|f| text_of(f, text).to_owned())
+            };
+            let literals = perturb::input_literals(body, text, &literal, &callee, expected);
+            perturb::build(
+                text,
+                &literals,
+                &perturb::neighbours,
+                &names.perturbed,
+                &copy,
+                whole.byte_range(),
+                &indent,
+            )
+        }
+    };
+    let mutated = expected.and_then(|literal| {
+        let new = mutate_literal(literal.kind(), text_of(literal, text))?;
+        Some(copy(&names.mutated, vec![(literal.byte_range(), new)]))
+    });
     let no_mutation = match mutated {
         Some(copy) => {
             canaries.push(copy);
@@ -129,6 +158,7 @@ pub(super) fn build(
         with_canaries,
         moved,
         no_mutation,
+        perturbed,
     })
 }
 
@@ -314,6 +344,7 @@ mod tests {
             mutated: "km".into(),
             moved: "kv".into(),
             file: "kv".into(),
+            perturbed: vec!["p1".into(), "p2".into(), "p3".into(), "p4".into()],
         }
     }
 
@@ -414,5 +445,30 @@ mod tests {
             build(Runner::Jest, &target("t.test.js", "y 1"), text, &names()).unwrap_err(),
             "no test titled `y 1` in the file"
         );
+    }
+
+    #[test]
+    fn perturbed_copies_move_the_input_not_the_matchers_value() {
+        let built = build(
+            Runner::Mocha,
+            &target("test/parse.test.js", "parse reads seconds"),
+            MOCHA_FILE,
+            &names(),
+        )
+        .unwrap();
+        let perturbed = built.perturbed.unwrap();
+        let what: Vec<&str> = perturbed.copies.iter().map(|(_, w)| w.as_str()).collect();
+        assert_eq!(
+            what,
+            [
+                "`'10s'` → `'10t'`",
+                "`'10s'` → `'20s'`",
+                "`'10s'` → `'11s'`"
+            ]
+        );
+        assert!(perturbed.with_copies.contains(
+            "  it('p1', function () {\n    assert.strictEqual(parse('10t'), 10000);\n  });"
+        ));
+        assert!(!perturbed.with_copies.contains("kf"));
     }
 }

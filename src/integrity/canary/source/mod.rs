@@ -8,9 +8,11 @@
 
 mod go;
 mod javascript;
+mod perturb;
 mod python;
 mod rust;
 
+pub(crate) use perturb::{MAX_COPIES, Perturbations};
 pub(crate) use python::moved_class;
 
 use tree_sitter::{Language, Node, Parser, Tree};
@@ -27,6 +29,8 @@ pub(crate) struct Names {
     pub moved: String,
     /// The moved file's stem (and cargo's module for it).
     pub file: String,
+    /// The perturbed copies' names ([`MAX_COPIES`]).
+    pub perturbed: Vec<String>,
 }
 
 /// Where the target test is: its file and its name as a path of containers and the leaf
@@ -46,6 +50,8 @@ pub(crate) struct Built {
     pub moved: String,
     /// Why no mutated-expected canary was built, when none was.
     pub no_mutation: Option<String>,
+    /// The target's copies with an input literal perturbed, or why there are none.
+    pub perturbed: Result<Perturbations, String>,
 }
 
 /// Build a target's canaries from the text of its file. `moved_abs` is where the moved file
@@ -218,6 +224,7 @@ mod tests {
             mutated: "c".into(),
             moved: "d".into(),
             file: "k1".into(),
+            perturbed: Vec::new(),
         };
         assert_eq!(
             moved_path(Runner::Jest, "src/parse.test.ts", &names),

@@ -6,7 +6,9 @@
 
 use tree_sitter::Node;
 
-use super::{Built, Names, Target, descendants, indent_at, mutate_literal, parse, splice, text_of};
+use super::{
+    Built, Names, Target, descendants, indent_at, mutate_literal, parse, perturb, splice, text_of,
+};
 
 /// Blank lines put before the moved copy, so no line of it keeps its number.
 const MOVED_LINES: usize = 7;
@@ -62,7 +64,9 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
     let repeat =
         called_twice(&found, text, &names.repeat, &indent).unwrap_or_else(|| copy(&names.repeat));
     let mut canaries = vec![repeat];
-    let mutated = expected_literal(found.function, text).and_then(|literal| {
+    let expected = expected_literal(found.function, text);
+    let perturbed = perturbations(&found, text, expected, &names.perturbed, &indent);
+    let mutated = expected.and_then(|literal| {
         let new = mutate_literal(literal.kind(), text_of(literal, text))?;
         let edits = vec![
             (found.name.byte_range(), names.mutated.clone()),
@@ -102,7 +106,53 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
         with_canaries,
         moved: splice(text, moved_edits),
         no_mutation,
+        perturbed,
     })
+}
+
+/// The target's copies with one input literal perturbed, right after it in its class.
+fn perturbations(
+    found: &Found<'_>,
+    text: &str,
+    expected: Option<Node<'_>>,
+    names: &[String],
+    indent: &str,
+) -> Result<perturb::Perturbations, String> {
+    let body = found
+        .function
+        .child_by_field_name("body")
+        .ok_or_else(|| "the test has no body".to_owned())?;
+    let literal = |node: Node<'_>| {
+        is_literal(&node)
+            && !descendants(node)
+                .iter()
+                .any(|n| n.kind() == "interpolation")
+    };
+    let call = |node: Node<'_>| {
+        (node.kind() == "call")
+            .then(|| node.child_by_field_name("function"))
+            .flatten()
+            .map(|f| text_of(f, text).to_owned())
+    };
+    let literals = perturb::input_literals(body, text, &literal, &call, expected);
+    let whole = found.whole;
+    let copy = |name: &str, extra: Vec<(std::ops::Range<usize>, String)>| {
+        let mut edits = vec![(found.name.byte_range(), name.to_owned())];
+        edits.extend(extra);
+        let changed = splice(text, edits);
+        let end =
+            (whole.end_byte() as isize + changed.len() as isize - text.len() as isize) as usize;
+        changed[whole.start_byte()..end].to_owned()
+    };
+    perturb::build(
+        text,
+        &literals,
+        &perturb::neighbours,
+        names,
+        &copy,
+        whole.byte_range(),
+        indent,
+    )
 }
 
 /// A test that calls the target itself twice, so the same function (same code object, same
@@ -287,6 +337,7 @@ mod tests {
             mutated: "test_km".into(),
             moved: "test_kv".into(),
             file: "test_kv".into(),
+            perturbed: vec!["p1".into(), "p2".into(), "p3".into(), "p4".into()],
         }
     }
 
@@ -353,5 +404,48 @@ mod tests {
             Some("the test asserts no equality with a literal")
         );
         assert!(!built.with_canaries.contains("test_km"));
+    }
+
+    #[test]
+    fn perturbed_copies_move_the_inputs_of_the_call_under_test_not_the_expected_value() {
+        let built = build(&target(&["test_two"]), PYTEST_FILE, &names()).unwrap();
+        let perturbed = built.perturbed.unwrap();
+        let what: Vec<&str> = perturbed.copies.iter().map(|(_, w)| w.as_str()).collect();
+        assert_eq!(
+            what,
+            [
+                "`\"a  b\"` → `\"a  c\"`",
+                "`\"a  b\"` → `\"b  b\"`",
+                "`\"a  b\"` → `\"a _b\"`"
+            ]
+        );
+        assert!(perturbed.with_copies.contains(
+            "def test_two():\n    got = count(\"a  b\")\n    assert got == 2\n\ndef p1():\n    got = count(\"a  c\")\n    assert got == 2\n\ndef p2():\n    got = count(\"b  b\")\n    assert got == 2\n"
+        ));
+        let text = "class T(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(parse(\"10s\", 3), \"ten\")\n        print(\"done\")\n        with open(\"data/x.txt\") as f:\n            pass\n";
+        let built = build(&target(&["T", "test_x"]), text, &names()).unwrap();
+        let what: Vec<String> = built
+            .perturbed
+            .unwrap()
+            .copies
+            .into_iter()
+            .map(|(_, w)| w)
+            .collect();
+        assert_eq!(
+            what,
+            // Every input moves in every copy: no copy keeps one of the test's exact inputs.
+            [
+                "`\"10s\"` → `\"10t\"`, `3` → `4`",
+                "`\"10s\"` → `\"20s\"`, `3` → `2`",
+                "`\"10s\"` → `\"11s\"`, `3` → `4`"
+            ]
+        );
+        let text = "def test_y():\n    assert ok() == \"yes\"\n";
+        assert_eq!(
+            build(&target(&["test_y"]), text, &names())
+                .unwrap()
+                .perturbed,
+            Err("no input literal of the call under test to perturb".to_owned())
+        );
     }
 }

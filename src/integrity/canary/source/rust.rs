@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::{Built, Names, Target, descendants, indent_at, parse, splice, text_of};
+use super::{Built, Names, Target, descendants, indent_at, parse, perturb, splice, text_of};
 
 /// Blank lines put before the moved copy, so no line of it keeps its number.
 const MOVED_LINES: usize = 7;
@@ -90,7 +90,17 @@ pub(super) fn build(
         copy(&names.repeat, Vec::new())
     };
     let mut canaries = vec![repeat];
-    let mutated = expected_literal(function, text)
+    let expected = expected_literal(function, text);
+    let perturbed = perturbations(
+        function,
+        text,
+        expected,
+        &names.perturbed,
+        &copy,
+        start..end,
+        &indent,
+    );
+    let mutated = expected
         .and_then(|literal| Some((literal, mutate(literal.kind(), text_of(literal, text))?)))
         .map(|(literal, new)| copy(&names.mutated, vec![(literal.byte_range(), new)]));
     let no_mutation = match mutated {
@@ -122,7 +132,51 @@ pub(super) fn build(
         with_canaries,
         moved,
         no_mutation,
+        perturbed,
     })
+}
+
+/// The target's copies with one input literal perturbed, right after it in its module. A
+/// call inside a macro's tokens (`assert_eq!(parse("a"), 1)`) is a token tree after a name.
+/// An integer only moves towards zero (a larger one may not fit its type).
+fn perturbations(
+    function: Node<'_>,
+    text: &str,
+    expected: Option<Node<'_>>,
+    names: &[String],
+    copy: perturb::CopyOf<'_>,
+    span: std::ops::Range<usize>,
+    indent: &str,
+) -> Result<super::Perturbations, String> {
+    let body = function
+        .child_by_field_name("body")
+        .ok_or_else(|| "the test has no body".to_owned())?;
+    let literal = |node: Node<'_>| {
+        matches!(
+            node.kind(),
+            "string_literal" | "integer_literal" | "boolean_literal"
+        ) || (node.kind() == "identifier" && matches!(text_of(node, text), "true" | "false"))
+    };
+    let callee = |node: Node<'_>| match node.kind() {
+        "call_expression" => node
+            .child_by_field_name("function")
+            .map(|f| text_of(f, text).to_owned()),
+        "token_tree" => node
+            .prev_sibling()
+            .filter(|p| p.kind() == "identifier")
+            .map(|p| text_of(p, text).to_owned()),
+        _ => None,
+    };
+    let literals = perturb::input_literals(body, text, &literal, &callee, expected);
+    let variants = |old: &str| {
+        let all = perturb::neighbours(old);
+        if old.starts_with(|c: char| c.is_ascii_digit()) && all.len() > 1 {
+            all[1..].to_vec()
+        } else {
+            all
+        }
+    };
+    perturb::build(text, &literals, &variants, names, copy, span, indent)
 }
 
 /// The names of the inline modules around `node`, outermost first.
@@ -234,6 +288,7 @@ mod tests {
             mutated: "km".into(),
             moved: "kv".into(),
             file: "kmod".into(),
+            perturbed: vec!["p1".into(), "p2".into(), "p3".into(), "p4".into()],
         }
     }
 
@@ -268,6 +323,30 @@ mod tests {
         assert_eq!(
             build(&target, LIB, &names(), "/x").unwrap_err(),
             "a doctest: its source is a comment, not a function"
+        );
+    }
+
+    #[test]
+    fn perturbed_copies_reach_calls_inside_assert_eq() {
+        let text = "#[test]\nfn crlf() {\n    assert_eq!(split_lines(\"a\\r\\nb\", 2), vec![\"a\", \"b\"]);\n}\n";
+        let target = Target {
+            file: "src/lib.rs".into(),
+            path: vec!["crlf".into()],
+        };
+        let built = build(&target, text, &names(), "/x/mod.rs").unwrap();
+        let what: Vec<String> = built
+            .perturbed
+            .unwrap()
+            .copies
+            .into_iter()
+            .map(|(_, w)| w)
+            .collect();
+        assert_eq!(
+            what,
+            [
+                "`\"a\\r\\nb\"` → `\"a\\r\\nc\"`, `2` → `1`",
+                "`\"a\\r\\nb\"` → `\"b\\r\\nb\"`, `2` → `1`"
+            ]
         );
     }
 }

@@ -10,3 +10,16 @@
     "Error.stackTraceLimit"
     "console.trace"
     "arguments.callee"))
+
+; The stack of a caught exception: `catch (e) { e.stack }`, `.catch((e) => e.stack)`.
+((member_expression
+   object: (identifier)
+   property: (property_identifier) @member) @read
+  (#eq? @member "stack")
+  (#caught? @read))
+
+((subscript_expression
+   object: (identifier)
+   index: (string (string_fragment) @member)) @read
+  (#eq? @member "stack")
+  (#caught? @read))

@@ -18,4 +18,17 @@
     "traceback.walk_stack"
     "traceback.StackSummary.extract"
     "*.f_back"
-    "*.tb_frame"))
+    "*.tb_frame"
+    "*.tb_next"
+    "*.__traceback__"
+    "sys.exc_info"
+    "sys.last_traceback"
+    "traceback.format_exc"
+    "traceback.print_exc"
+    "traceback.format_exception"
+    "traceback.print_exception"
+    "traceback.extract_tb"
+    "traceback.format_tb"
+    "traceback.print_tb"
+    "traceback.walk_tb"
+    "traceback.TracebackException"))

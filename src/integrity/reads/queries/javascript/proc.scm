@@ -1,0 +1,4 @@
+; The process's own state read as files under `/proc` (`/proc/self/cmdline`,
+; `/proc/self/environ`, `/proc/<pid>/stat`), by any file API: the path, spelled or built.
+([(string) (template_string) (binary_expression)] @read
+  (#proc-path? @read))
