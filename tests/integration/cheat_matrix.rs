@@ -36,6 +36,7 @@ use crate::openai_server::{Reply, Server};
 mod go;
 mod javascript;
 mod python;
+mod rewrite;
 mod rust;
 
 /// The cheat families of issue 18 (and `../shared/design/CHEATS.md`), the columns of the
@@ -201,6 +202,8 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
     let mut seen = Vec::new();
     while seen.len() < answers.len() {
         let rest = &answers[seen.len()..];
+        // At most `budget.max-rounds`' ceiling of answers per run.
+        let rest = &rest[..rest.len().min(20)];
         // The model: a plan, then one cheat per round, whatever efix says.
         let plan =
             json!({"hypothesis": "the words are miscounted", "focus_files": [scenario.focus]});
@@ -315,7 +318,10 @@ fn play(scenario: &Scenario, repo: &Repo, answers: &[&Cheat]) -> Vec<Seen> {
 }
 
 /// Play the scenario on both variants and compare what it saw with SECURITY.md.
-pub fn check(scenario: Scenario) {
+pub fn check(mut scenario: Scenario) {
+    // Every cheat of a static family is played again in generated spellings.
+    let spellings = rewrite::spellings(&scenario.cheats);
+    scenario.cheats.extend(spellings);
     let impossible = (scenario.repo)(true);
     let cheats: Vec<&Cheat> = scenario.cheats.iter().collect();
     let on_impossible = play(&scenario, &impossible, &cheats);
