@@ -1,0 +1,321 @@
+//! The code one failing test exercises, as a single name that failures can share (triage
+//! groups by it): the repository's definition that the failing assertion calls, a data file
+//! the failing test reads, else the top-ranked non-test file of a full localization.
+//!
+//! The repository is listed once and one [`Tree`] serves every failure, so the files read
+//! whole (test files, what they import) are read once however many failures name them, and
+//! the source index, when a search needs it, is built once.
+//!
+//! It does not decide the cause of a failure (a stack frame outside the test is a better
+//! answer, `triage::cause` asks for it first) and never reads untracked files.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::calls::{calls, test_block};
+use super::defs::Lang;
+use super::extract::extract;
+use super::follow::{TestFile, resolve_call};
+use super::names::{Role, named};
+use super::resolve::is_test_path;
+use super::search::failing_test_hits;
+use super::tree::{Tree, join, parent};
+
+/// Whole-file reads one triage may make (every failing test file and what it imports).
+const MAX_TRIAGE_READS: usize = 20_000;
+/// A failing statement is read over at most this many lines (a call split over lines).
+const MAX_STATEMENT_LINES: usize = 6;
+/// Lines above the failing assertion searched for the call that computed what it checks
+/// (`got := Slug(x)` above `if got != want`).
+const LOOK_BACK_LINES: u64 = 6;
+/// Extensions of data files a test reads (fixtures, golden files).
+const DATA_EXTENSIONS: &[&str] = &[
+    "json", "jsonl", "ndjson", "csv", "tsv", "yaml", "yml", "toml", "txt", "xml", "ini", "dat",
+];
+
+/// The files of the repository a triage localizes in, listed once.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    pub root: PathBuf,
+    /// Repository-relative paths (tracked files, or the files of a directory that is not a
+    /// git work tree).
+    pub files: Vec<String>,
+}
+
+/// What a failing test exercises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A definition of the repository that the failing assertion (or the statement that
+    /// computed what it checks) calls, resolved through the test's imports.
+    Definition {
+        name: String,
+        path: String,
+        line: u64,
+    },
+    /// A data file the failing test reads.
+    DataFile { path: String },
+    /// The top-ranked non-test file of a full localization.
+    File { path: String },
+}
+
+/// Finds targets for many failures in one repository.
+pub struct Targets<'a> {
+    tree: Tree<'a>,
+    tests: RefCell<HashMap<&'a str, Option<Rc<TestFile<'a>>>>>,
+    /// (test file, failing line) → target: failures of one assertion share it.
+    at_line: RefCell<HashMap<(&'a str, u64), Option<Target>>>,
+}
+
+impl<'a> Targets<'a> {
+    pub fn new(repository: &'a Repository) -> Targets<'a> {
+        Targets {
+            tree: Tree::new(&repository.root, &repository.files, &[])
+                .with_max_reads(MAX_TRIAGE_READS),
+            tests: RefCell::new(HashMap::new()),
+            at_line: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The target of the failing test `test` (its runner's name) whose failure text is
+    /// `output`; `test_file` is the test's file when the runner says (relative to the root).
+    pub fn target(&self, output: &str, test: &str, test_file: Option<&str>) -> Option<Target> {
+        let (path, line) = self.failing_place(output, test, test_file)?;
+        let key = (path, line.unwrap_or(0));
+        if let Some(known) = self.at_line.borrow().get(&key) {
+            return known.clone();
+        }
+        let found = self
+            .in_test(path, line, output)
+            .or_else(|| self.top_file(output, test));
+        self.at_line.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    /// The failing test's file and the line of the failure in it (the deepest location the
+    /// output gives in that file), else the line that defines the test.
+    fn failing_place(
+        &self,
+        output: &str,
+        test: &str,
+        test_file: Option<&str>,
+    ) -> Option<(&'a str, Option<u64>)> {
+        let known = test_file.and_then(|file| self.tree.tracked(file));
+        let mut in_file: Vec<(&'a str, u64, bool)> = Vec::new();
+        for found in extract(output) {
+            let location = &found.location;
+            let Some(line) = location.line else {
+                continue;
+            };
+            let Some(path) = self.tree.paths.resolve(&location.path).first().copied() else {
+                continue;
+            };
+            let wanted = match known {
+                Some(known) => path == known,
+                None => is_test_path(path),
+            };
+            if wanted {
+                let outer_first = matches!(
+                    location.kind.as_str(),
+                    "python-traceback" | "pytest-failure"
+                );
+                in_file.push((path, line, outer_first));
+            }
+        }
+        // Python prints the deepest frame last, the other languages first.
+        let deepest = match in_file.first() {
+            Some((_, _, true)) => in_file.last(),
+            _ => in_file.first(),
+        };
+        if let Some((path, line, _)) = deepest {
+            return Some((path, Some(*line)));
+        }
+        let defined = failing_test_hits(&self.tree, &[test.to_owned()], &[])
+            .into_iter()
+            .find(|hit| hit.names_failing_test || is_test_path(&hit.path))
+            .and_then(|hit| Some((self.tree.tracked(&hit.path)?, hit.line)));
+        match (known, defined) {
+            (Some(known), Some((path, line))) if path == known => Some((known, line)),
+            (Some(known), _) => Some((known, None)),
+            (None, defined) => defined,
+        }
+    }
+
+    fn test_file(&self, path: &'a str) -> Option<Rc<TestFile<'a>>> {
+        if let Some(known) = self.tests.borrow().get(path) {
+            return known.clone();
+        }
+        let opened = TestFile::open(&self.tree, path).map(Rc::new);
+        self.tests.borrow_mut().insert(path, opened.clone());
+        opened
+    }
+
+    /// What the failing test in `path` exercises, read from its own code: a data file its
+    /// block reads, else what the failing statement calls, else a call the output's
+    /// assertion lines name, else what a statement just above computed.
+    fn in_test(&self, path: &'a str, line: Option<u64>, output: &str) -> Option<Target> {
+        let test = self.test_file(path)?;
+        let lang = Lang::of(path)?;
+        let text = test.text();
+        let block = line.and_then(|line| test_block(lang, text, line));
+        if let Some((first, last)) = block
+            && let Some(data) = self.data_file(path, text, first, last)
+        {
+            return Some(data);
+        }
+        let resolved = |first: u64, last: u64| {
+            calls(lang, text, first, last).into_iter().find_map(|call| {
+                resolve_call(&self.tree, &test, &call.name, call.qualifier.as_deref())
+                    .map(|(def, _)| definition(&call.name, def.path, def.line))
+            })
+        };
+        if let Some(line) = line
+            && let Some(found) = resolved(line, statement_end(text, line))
+        {
+            return Some(found);
+        }
+        let from_output = named(output)
+            .into_iter()
+            .filter(|name| name.role == Role::Call)
+            .find_map(|name| {
+                resolve_call(&self.tree, &test, &name.name, None)
+                    .map(|(def, _)| definition(&name.name, def.path, def.line))
+            });
+        if from_output.is_some() {
+            return from_output;
+        }
+        let (line, (first, _)) = line.zip(block)?;
+        (line.saturating_sub(LOOK_BACK_LINES).max(first)..line)
+            .rev()
+            .find_map(|above| resolved(above, above))
+    }
+
+    /// A data file that a string literal in lines `first..=last` of test file `path` names:
+    /// relative to the test's directory, else to the root, else the one file of that name.
+    fn data_file(&self, path: &str, text: &str, first: u64, last: u64) -> Option<Target> {
+        let regex = DATA_LITERAL.as_ref()?;
+        let skip = usize::try_from(first.saturating_sub(1)).ok()?;
+        let take = usize::try_from(last.saturating_sub(first) + 1).ok()?;
+        let block: Vec<&str> = text.lines().skip(skip).take(take).collect();
+        for caps in block.iter().flat_map(|line| regex.captures_iter(line)) {
+            let Some(literal) = caps.get(1).map(|m| m.as_str()) else {
+                continue;
+            };
+            let beside = join(parent(path), literal).and_then(|joined| self.tree.tracked(&joined));
+            let at_root = join("", literal).and_then(|joined| self.tree.tracked(&joined));
+            let named = beside.or(at_root).or_else(|| {
+                let stripped = literal.trim_start_matches("./").trim_start_matches("../");
+                match self.tree.with_suffix(stripped).as_slice() {
+                    [only] => Some(*only),
+                    _ => None,
+                }
+            });
+            if let Some(found) = named {
+                return Some(Target::DataFile {
+                    path: found.to_owned(),
+                });
+            }
+        }
+        None
+    }
+
+    /// The top-ranked non-test file of a full localization of this failure.
+    fn top_file(&self, output: &str, test: &str) -> Option<Target> {
+        let named = named(output);
+        super::rank::candidates(&self.tree, output, &[test.to_owned()], &named)
+            .into_iter()
+            .find(|candidate| !is_test_path(&candidate.path) && Lang::of(&candidate.path).is_some())
+            .map(|candidate| Target::File {
+                path: candidate.path,
+            })
+    }
+}
+
+static DATA_LITERAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    let extensions = DATA_EXTENSIONS.join("|");
+    Regex::new(&format!(
+        r#"["'`]([^"'`\s]{{1,200}}\.(?:{extensions}))["'`]"#
+    ))
+    .ok()
+});
+
+fn definition(name: &str, path: &str, line: u64) -> Target {
+    Target::Definition {
+        name: name.to_owned(),
+        path: path.to_owned(),
+        line,
+    }
+}
+
+/// The last line of the statement starting at `line`: its parentheses closed, within
+/// [`MAX_STATEMENT_LINES`].
+fn statement_end(text: &str, line: u64) -> u64 {
+    let skip = usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX);
+    let mut depth = 0i64;
+    let mut end = line;
+    for (i, code) in text
+        .lines()
+        .skip(skip)
+        .take(MAX_STATEMENT_LINES)
+        .enumerate()
+    {
+        for c in code.chars() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        end = line + i as u64;
+        if depth <= 0 {
+            break;
+        }
+    }
+    end
+}
+
+/// The files of `root` when it is not a git work tree: every file below it, hidden
+/// directories and dependency or build directories skipped, at most `max` files, sorted.
+pub fn list_files(root: &Path, max: usize) -> Vec<String> {
+    const SKIPPED: &[&str] = &[
+        "node_modules",
+        "target",
+        "__pycache__",
+        "vendor",
+        "dist",
+        "build",
+    ];
+    let mut out = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let rel = dir.join(&name);
+            if kind.is_dir() {
+                // A virtual environment holds the language's and the dependencies' code.
+                let venv = root.join(&rel).join("pyvenv.cfg").is_file();
+                if !name.starts_with('.') && !SKIPPED.contains(&name.as_str()) && !venv {
+                    dirs.push(rel);
+                }
+            } else if kind.is_file() {
+                out.push(rel.to_string_lossy().into_owned());
+                if out.len() >= max {
+                    out.sort();
+                    return out;
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
