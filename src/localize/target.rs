@@ -194,17 +194,49 @@ impl<'a> Targets<'a> {
             .find_map(|above| resolved(above, above))
     }
 
-    /// A data file that a string literal in lines `first..=last` of test file `path` names:
-    /// relative to the test's directory, else to the root, else the one file of that name.
-    fn data_file(&self, path: &str, text: &str, first: u64, last: u64) -> Option<Target> {
+    /// A data file the failing test's lines `first..=last` of test file `path` (or a helper
+    /// of the test file they call) name: by a string literal, or by a name the file binds
+    /// to one (`PRICES = DIR / "prices.json"`).
+    /// A literal is looked up relative to the test's directory, else to the root, else as
+    /// the one file of that name.
+    fn data_file(&self, path: &'a str, text: &str, first: u64, last: u64) -> Option<Target> {
         let regex = DATA_LITERAL.as_ref()?;
-        let skip = usize::try_from(first.saturating_sub(1)).ok()?;
-        let take = usize::try_from(last.saturating_sub(first) + 1).ok()?;
-        let block: Vec<&str> = text.lines().skip(skip).take(take).collect();
-        for caps in block.iter().flat_map(|line| regex.captures_iter(line)) {
-            let Some(literal) = caps.get(1).map(|m| m.as_str()) else {
+        let binding = BINDING.as_ref()?;
+        // The test's block and the blocks of the test file's own helpers it calls.
+        let mut blocks = vec![(first, last)];
+        if let Some(lang) = Lang::of(path) {
+            for call in calls(lang, text, first, last) {
+                if let Some(def) = self.tree.definition_in(path, &call.name)
+                    && let Some(helper) = test_block(lang, text, def.line)
+                {
+                    blocks.push(helper);
+                }
+            }
+        }
+        let in_block = |number: usize| {
+            let line = number as u64 + 1;
+            blocks.iter().any(|(a, b)| (*a..=*b).contains(&line))
+        };
+        let block_words: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .filter(|(number, _)| in_block(*number))
+            .flat_map(|(_, line)| line.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+            .filter(|word| !word.is_empty())
+            .collect();
+        for (number, line) in text.lines().enumerate() {
+            let Some(literal) = regex.captures(line).and_then(|caps| caps.get(1)) else {
                 continue;
             };
+            let read = in_block(number)
+                || binding
+                    .captures(line)
+                    .and_then(|caps| caps.get(1))
+                    .is_some_and(|name| block_words.contains(&name.as_str()));
+            if !read {
+                continue;
+            }
+            let literal = literal.as_str();
             let beside = join(parent(path), literal).and_then(|joined| self.tree.tracked(&joined));
             let at_root = join("", literal).and_then(|joined| self.tree.tracked(&joined));
             let named = beside.or(at_root).or_else(|| {
@@ -241,6 +273,12 @@ static DATA_LITERAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r#"["'`]([^"'`\s]{{1,200}}\.(?:{extensions}))["'`]"#
     ))
     .ok()
+});
+
+/// A name bound at the start of a line: `NAME =`, `const name =`, `static NAME: &str =`,
+/// `var name =`, `name :=`.
+static BINDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:export\s+)?(?:pub\s+)?(?:const|let|var|static)?\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?:?=[^=]").ok()
 });
 
 fn definition(name: &str, path: &str, line: u64) -> Target {
