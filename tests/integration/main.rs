@@ -38,4 +38,5 @@ mod real_agents;
 mod runner;
 mod suites;
 mod triage;
+mod triage_targets;
 mod trigger;
