@@ -84,9 +84,7 @@ impl Live {
         let out = self.reports.join("output");
         let file = std::fs::File::create(&out).unwrap();
         let mut command = Command::new(&argv[0]);
-        command
-            .stdout(file.try_clone().unwrap())
-            .stderr(file);
+        command.stdout(file.try_clone().unwrap()).stderr(file);
         command
             .args(&argv[1..])
             .current_dir(&self.project)
@@ -320,30 +318,21 @@ fn vitest_assertions_in_the_test_file_group_by_the_function_they_call_and_the_da
 
 #[test]
 fn node_test_assertions_in_the_test_file_group_by_the_function_they_call_and_the_data_file() {
-    // node:test's JUnit names a test in a describe block both by its title and with the
-    // block's (`of floats`, `mean of floats`); the group holds both.
+    // node:test's JUnit names a test in a describe block with the block's title first.
     one_entry_per_bug(
         "node",
         &[
             (
                 SLUG_JS,
                 &[
-                    "slug two words",
-                    "slug three words",
-                    "slug extra spaces",
-                    "two words",
-                    "three words",
-                    "extra spaces",
+                    "slug > two words",
+                    "slug > three words",
+                    "slug > extra spaces",
                 ],
             ),
             (
                 MEAN_JS,
-                &[
-                    "mean of equal values",
-                    "mean of three",
-                    "mean of floats",
-                    "of floats",
-                ],
+                &["mean of equal values", "mean of three", "mean > of floats"],
             ),
             (DATA_JS, JS_DATA_TESTS),
         ],
@@ -378,7 +367,11 @@ fn go_test_assertions_in_the_test_file_group_by_the_function_they_call_and_the_d
         &[
             (
                 "target `Slug` (text/text.go:7), called by the failing assertion",
-                &["TestTwoWords", "TestThreeWords", "TestSpacing/__Big___Deal_"],
+                &[
+                    "TestTwoWords",
+                    "TestThreeWords",
+                    "TestSpacing/__Big___Deal_",
+                ],
             ),
             (
                 "target `Mean` (stats/stats.go:5), called by the failing assertion",
