@@ -268,14 +268,11 @@ pub enum RunnerArg {
 /// The rules `efix triage --group-by` can force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GroupByArg {
-    /// The deepest stack frame outside the test and its dependencies.
+    // The variants are listed without docs: clap would switch the whole help to its long
+    // layout for them. `--help`'s epilogue says what each rule is.
     Frame,
-    /// The code the failing test exercises (the localizer): the function its failing
-    /// assertion calls, a data file it reads, the top-ranked file.
     Target,
-    /// The failure message, literals abstracted.
     Message,
-    /// The test's file.
     File,
 }
 
@@ -309,15 +306,15 @@ pub struct TriageArgs {
     /// Configuration file (default: .efix.yml under --root, if present).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Group by this rule only (then by the test's file), instead of the first that applies:
-    /// frame, target, message, file.
+    /// Group by this rule only (then by the test's file) instead of the first that applies
+    /// (see Cause below).
     #[arg(long, value_enum, value_name = "RULE")]
     pub group_by: Option<GroupByArg>,
     /// At most this many matrix entries, largest groups first; the rest are listed as left
     /// out.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub max_jobs: u64,
-    /// Append `matrix`, `jobs` and `failures` to this GitHub Actions output file.
+    /// Append `matrix`, `jobs`, `failures` and `left-out` to this GitHub Actions output file.
     #[arg(long, value_name = "FILE")]
     pub github_output: Option<PathBuf>,
     /// Append the Markdown table to this file.

@@ -130,6 +130,7 @@ pub(crate) fn cause_of(failure: &Failure, context: &Context<'_, '_>) -> Cause {
     if allowed(Rule::Message)
         && let Some(message) = message
     {
+        let message = abstract_literals(&message);
         return Cause {
             rule: Rule::Message,
             key: format!("error {message}"),
@@ -388,7 +389,6 @@ fn normalize(message: &str) -> String {
             text = changed;
         }
     }
-    let text = abstract_literals(&text);
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let clipped: String = collapsed.chars().take(MAX_MESSAGE_CHARS).collect();
     if clipped.len() < collapsed.len() {
