@@ -70,8 +70,10 @@ fn pytest_file(f: usize) -> String {
 /// The pytest test file `f` as the checkout holds it: test `i` (odd) asserts on line
 /// `FIRST_TEST_LINE + i`, under its `def` on the line before.
 fn pytest_test_file(f: usize) -> String {
-    let mut out = String::from("from shop.money import total
-");
+    let mut out = String::from(
+        "from shop.money import total
+",
+    );
     for _ in 2..FIRST_TEST_LINE {
         out.push('\n');
     }
@@ -80,7 +82,10 @@ fn pytest_test_file(f: usize) -> String {
         if offset % 2 == 0 {
             out.push_str(&format!("def test_case_{}():\n", offset + 1));
         } else {
-            out.push_str(&format!("    assert total() == {}\n", (f * 31 + offset) % CAUSES));
+            out.push_str(&format!(
+                "    assert total() == {}\n",
+                (f * 31 + offset) % CAUSES
+            ));
         }
     }
     out

@@ -357,3 +357,113 @@ pub fn list_files(root: &Path, max: usize) -> Vec<String> {
     out.sort();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repository(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let files = list_files(dir.path(), 100);
+        let root = dir.path().to_owned();
+        (dir, Repository { root, files })
+    }
+
+    const SHOP: &[(&str, &str)] = &[
+        ("shop/__init__.py", ""),
+        (
+            "shop/text.py",
+            "def slug(t):\n    return t.replace(' ', '_')\n",
+        ),
+        (
+            "shop/stats.py",
+            "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n",
+        ),
+        (
+            "tests/test_shop.py",
+            "from pathlib import Path\n\nfrom shop.stats import mean\nfrom shop.text import slug\n\nDATA = Path(__file__).parent / \"data.json\"\n\n\ndef test_slug():\n    assert slug('a b') == 'a-b'\n\n\ndef test_mean():\n    got = mean([1, 1])\n    assert got == 1\n\n\ndef test_data():\n    assert mean(load(DATA)) == 2\n\n\ndef load(path):\n    return [1]\n",
+        ),
+        ("tests/data.json", "[1, 2]\n"),
+        ("node_modules/x/index.js", "module.exports = 1;\n"),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+    ];
+
+    fn pytest_output(line: u64) -> String {
+        format!(
+            "    def test_x():\n>       assert x\nE       assert 0 == 1\n\ntests/test_shop.py:{line}: AssertionError"
+        )
+    }
+
+    #[test]
+    fn the_assertion_s_call_resolved_through_the_imports_is_the_target() {
+        let (_dir, repo) = repository(SHOP);
+        let targets = Targets::new(&repo);
+        let target = targets.target(
+            &pytest_output(10),
+            "tests/test_shop.py::test_slug",
+            Some("tests/test_shop.py"),
+        );
+        assert_eq!(
+            target,
+            Some(Target::Definition {
+                name: "slug".to_owned(),
+                path: "shop/text.py".to_owned(),
+                line: 1
+            })
+        );
+    }
+
+    #[test]
+    fn a_call_just_above_the_assertion_is_the_target_when_the_assertion_calls_nothing() {
+        let (_dir, repo) = repository(SHOP);
+        let targets = Targets::new(&repo);
+        let target = targets.target(
+            &pytest_output(15),
+            "tests/test_shop.py::test_mean",
+            Some("tests/test_shop.py"),
+        );
+        assert_eq!(
+            target,
+            Some(Target::Definition {
+                name: "mean".to_owned(),
+                path: "shop/stats.py".to_owned(),
+                line: 1
+            })
+        );
+    }
+
+    #[test]
+    fn a_data_file_the_test_reads_through_a_module_name_is_the_target() {
+        let (_dir, repo) = repository(SHOP);
+        let targets = Targets::new(&repo);
+        let target = targets.target(
+            &pytest_output(19),
+            "tests/test_shop.py::test_data",
+            Some("tests/test_shop.py"),
+        );
+        assert_eq!(
+            target,
+            Some(Target::DataFile {
+                path: "tests/data.json".to_owned()
+            })
+        );
+    }
+
+    #[test]
+    fn listing_skips_hidden_and_dependency_directories() {
+        let (_dir, repo) = repository(SHOP);
+        assert!(repo.files.contains(&"tests/data.json".to_owned()));
+        assert!(
+            repo.files
+                .iter()
+                .all(|f| !f.starts_with("node_modules") && !f.starts_with(".git")),
+            "{:?}",
+            repo.files
+        );
+    }
+}

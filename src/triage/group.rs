@@ -345,4 +345,68 @@ mod tests {
         assert_ne!(triage.groups[0].command, first);
         assert!(triage.left_out.is_empty());
     }
+
+    #[test]
+    fn the_localized_target_merges_different_messages_and_splits_equal_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("shop/a.py", "def one(x):\n    return x\n"),
+            ("shop/b.py", "def two(x):\n    return x\n"),
+            (
+                "tests/test_ab.py",
+                "from shop.a import one\nfrom shop.b import two\n\n\ndef test_1():\n    assert one(1) == 2\n\n\ndef test_2():\n    assert one(5) == 3\n\n\ndef test_3():\n    assert two(1) == 2\n",
+            ),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let repository = crate::localize::Repository {
+            root: dir.path().to_owned(),
+            files: crate::localize::list_files(dir.path(), 100),
+        };
+        let targets = Targets::new(&repository);
+        let mut grouper = Grouper::new(Some(&targets), None);
+        // test_1 and test_3 fail with the same message, test_2 with another.
+        for (name, line, message) in [
+            ("test_1", 6, "assert 1 == 2"),
+            ("test_2", 10, "assert 5 == 3"),
+            ("test_3", 14, "assert 1 == 2"),
+        ] {
+            let text = format!("E       {message}\n\ntests/test_ab.py:{line}: AssertionError");
+            grouper.add(
+                failure(
+                    &format!("tests/test_ab.py::{name}"),
+                    "tests/test_ab.py",
+                    &text,
+                ),
+                "",
+            );
+        }
+        let triage = grouper.finish(&options(5));
+        let groups: Vec<(Rule, &str, Vec<String>)> = triage
+            .groups
+            .iter()
+            .map(|g| (g.rule, g.cause.as_str(), g.tests.clone()))
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                (
+                    Rule::Target,
+                    "target `one` (shop/a.py:1), called by the failing assertion",
+                    vec![
+                        "tests/test_ab.py::test_1".to_owned(),
+                        "tests/test_ab.py::test_2".to_owned()
+                    ]
+                ),
+                (
+                    Rule::Target,
+                    "target `two` (shop/b.py:1), called by the failing assertion",
+                    vec!["tests/test_ab.py::test_3".to_owned()]
+                ),
+            ]
+        );
+    }
 }
