@@ -393,61 +393,43 @@ mod tests {
         (".git/HEAD", "ref: refs/heads/main\n"),
     ];
 
-    fn pytest_output(line: u64) -> String {
-        format!(
-            "    def test_x():\n>       assert x\nE       assert 0 == 1\n\ntests/test_shop.py:{line}: AssertionError"
+    /// The target of test `name` of `tests/test_shop.py` whose assertion on `line` failed.
+    fn target_of(name: &str, line: u64) -> Option<Target> {
+        let (_dir, repo) = repository(SHOP);
+        let output = format!(
+            "    def {name}():\n>       assert x\nE       assert 0 == 1\n\ntests/test_shop.py:{line}: AssertionError"
+        );
+        Targets::new(&repo).target(
+            &output,
+            &format!("tests/test_shop.py::{name}"),
+            Some("tests/test_shop.py"),
         )
+    }
+
+    fn definition_at(name: &str, path: &str) -> Option<Target> {
+        Some(definition(name, path, 1))
     }
 
     #[test]
     fn the_assertion_s_call_resolved_through_the_imports_is_the_target() {
-        let (_dir, repo) = repository(SHOP);
-        let targets = Targets::new(&repo);
-        let target = targets.target(
-            &pytest_output(10),
-            "tests/test_shop.py::test_slug",
-            Some("tests/test_shop.py"),
-        );
         assert_eq!(
-            target,
-            Some(Target::Definition {
-                name: "slug".to_owned(),
-                path: "shop/text.py".to_owned(),
-                line: 1
-            })
+            target_of("test_slug", 10),
+            definition_at("slug", "shop/text.py")
         );
     }
 
     #[test]
     fn a_call_just_above_the_assertion_is_the_target_when_the_assertion_calls_nothing() {
-        let (_dir, repo) = repository(SHOP);
-        let targets = Targets::new(&repo);
-        let target = targets.target(
-            &pytest_output(15),
-            "tests/test_shop.py::test_mean",
-            Some("tests/test_shop.py"),
-        );
         assert_eq!(
-            target,
-            Some(Target::Definition {
-                name: "mean".to_owned(),
-                path: "shop/stats.py".to_owned(),
-                line: 1
-            })
+            target_of("test_mean", 15),
+            definition_at("mean", "shop/stats.py")
         );
     }
 
     #[test]
     fn a_data_file_the_test_reads_through_a_module_name_is_the_target() {
-        let (_dir, repo) = repository(SHOP);
-        let targets = Targets::new(&repo);
-        let target = targets.target(
-            &pytest_output(19),
-            "tests/test_shop.py::test_data",
-            Some("tests/test_shop.py"),
-        );
         assert_eq!(
-            target,
+            target_of("test_data", 19),
             Some(Target::DataFile {
                 path: "tests/data.json".to_owned()
             })
