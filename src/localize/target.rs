@@ -9,7 +9,7 @@
 //! It does not decide the cause of a failure (a stack frame outside the test is a better
 //! answer, `triage::cause` asks for it first) and never reads untracked files.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -38,13 +38,35 @@ const DATA_EXTENSIONS: &[&str] = &[
     "json", "jsonl", "ndjson", "csv", "tsv", "yaml", "yml", "toml", "txt", "xml", "ini", "dat",
 ];
 
-/// The files of the repository a triage localizes in, listed once.
-#[derive(Debug, Clone)]
+/// The repository a triage localizes in: its files are listed once, on first use, so a
+/// run whose failures all have a frame outside the test never lists them.
 pub struct Repository {
     pub root: PathBuf,
-    /// Repository-relative paths (tracked files, or the files of a directory that is not a
-    /// git work tree).
-    pub files: Vec<String>,
+    files: OnceCell<Vec<String>>,
+    /// Lists the repository-relative paths (tracked files, or the files of a directory that
+    /// is not a git work tree).
+    list: fn(&Path) -> Vec<String>,
+}
+
+impl Repository {
+    /// The repository at `root`, whose files `list` gives when first needed.
+    pub fn new(root: PathBuf, list: fn(&Path) -> Vec<String>) -> Repository {
+        Repository {
+            root,
+            files: OnceCell::new(),
+            list,
+        }
+    }
+
+    /// The files, listed on first use.
+    pub fn files(&self) -> &[String] {
+        self.files.get_or_init(|| (self.list)(&self.root))
+    }
+
+    /// How many files were listed, if they were.
+    pub fn listed(&self) -> Option<usize> {
+        self.files.get().map(Vec::len)
+    }
 }
 
 /// What a failing test exercises.
@@ -65,7 +87,9 @@ pub enum Target {
 
 /// Finds targets for many failures in one repository.
 pub struct Targets<'a> {
-    tree: Tree<'a>,
+    repository: &'a Repository,
+    /// Made on the first failure that needs it.
+    tree: OnceCell<Tree<'a>>,
     tests: RefCell<HashMap<&'a str, Option<Rc<TestFile<'a>>>>>,
     /// (test file, failing line) → target: failures of one assertion share it.
     at_line: RefCell<HashMap<(&'a str, u64), Option<Target>>>,
@@ -74,16 +98,26 @@ pub struct Targets<'a> {
 impl<'a> Targets<'a> {
     pub fn new(repository: &'a Repository) -> Targets<'a> {
         Targets {
-            tree: Tree::new(&repository.root, &repository.files, &[])
-                .with_max_reads(MAX_TRIAGE_READS),
+            repository,
+            tree: OnceCell::new(),
             tests: RefCell::new(HashMap::new()),
             at_line: RefCell::new(HashMap::new()),
         }
     }
 
+    fn tree(&self) -> &Tree<'a> {
+        self.tree.get_or_init(|| {
+            Tree::new(&self.repository.root, self.repository.files(), &[])
+                .with_max_reads(MAX_TRIAGE_READS)
+        })
+    }
+
     /// The target of the failing test `test` (its runner's name) whose failure text is
     /// `output`; `test_file` is the test's file when the runner says (relative to the root).
     pub fn target(&self, output: &str, test: &str, test_file: Option<&str>) -> Option<Target> {
+        if self.repository.files().is_empty() {
+            return None;
+        }
         let (path, line) = self.failing_place(output, test, test_file)?;
         let key = (path, line.unwrap_or(0));
         if let Some(known) = self.at_line.borrow().get(&key) {
@@ -104,14 +138,14 @@ impl<'a> Targets<'a> {
         test: &str,
         test_file: Option<&str>,
     ) -> Option<(&'a str, Option<u64>)> {
-        let known = test_file.and_then(|file| self.tree.tracked(file));
+        let known = test_file.and_then(|file| self.tree().tracked(file));
         let mut in_file: Vec<(&'a str, u64, bool)> = Vec::new();
         for found in extract(output) {
             let location = &found.location;
             let Some(line) = location.line else {
                 continue;
             };
-            let Some(path) = self.tree.paths.resolve(&location.path).first().copied() else {
+            let Some(path) = self.tree().paths.resolve(&location.path).first().copied() else {
                 continue;
             };
             let wanted = match known {
@@ -134,10 +168,10 @@ impl<'a> Targets<'a> {
         if let Some((path, line, _)) = deepest {
             return Some((path, Some(*line)));
         }
-        let defined = failing_test_hits(&self.tree, &[test.to_owned()], &[])
+        let defined = failing_test_hits(self.tree(), &[test.to_owned()], &[])
             .into_iter()
             .find(|hit| hit.names_failing_test || is_test_path(&hit.path))
-            .and_then(|hit| Some((self.tree.tracked(&hit.path)?, hit.line)));
+            .and_then(|hit| Some((self.tree().tracked(&hit.path)?, hit.line)));
         match (known, defined) {
             (Some(known), Some((path, line))) if path == known => Some((known, line)),
             (Some(known), _) => Some((known, None)),
@@ -149,7 +183,7 @@ impl<'a> Targets<'a> {
         if let Some(known) = self.tests.borrow().get(path) {
             return known.clone();
         }
-        let opened = TestFile::open(&self.tree, path).map(Rc::new);
+        let opened = TestFile::open(self.tree(), path).map(Rc::new);
         self.tests.borrow_mut().insert(path, opened.clone());
         opened
     }
@@ -169,7 +203,7 @@ impl<'a> Targets<'a> {
         }
         let resolved = |first: u64, last: u64| {
             calls(lang, text, first, last).into_iter().find_map(|call| {
-                resolve_call(&self.tree, &test, &call.name, call.qualifier.as_deref())
+                resolve_call(self.tree(), &test, &call.name, call.qualifier.as_deref())
                     .map(|(def, _)| definition(&call.name, def.path, def.line))
             })
         };
@@ -182,7 +216,7 @@ impl<'a> Targets<'a> {
             .into_iter()
             .filter(|name| name.role == Role::Call)
             .find_map(|name| {
-                resolve_call(&self.tree, &test, &name.name, None)
+                resolve_call(self.tree(), &test, &name.name, None)
                     .map(|(def, _)| definition(&name.name, def.path, def.line))
             });
         if from_output.is_some() {
@@ -206,7 +240,7 @@ impl<'a> Targets<'a> {
         let mut blocks = vec![(first, last)];
         if let Some(lang) = Lang::of(path) {
             for call in calls(lang, text, first, last) {
-                if let Some(def) = self.tree.definition_in(path, &call.name)
+                if let Some(def) = self.tree().definition_in(path, &call.name)
                     && let Some(helper) = test_block(lang, text, def.line)
                 {
                     blocks.push(helper);
@@ -237,11 +271,12 @@ impl<'a> Targets<'a> {
                 continue;
             }
             let literal = literal.as_str();
-            let beside = join(parent(path), literal).and_then(|joined| self.tree.tracked(&joined));
-            let at_root = join("", literal).and_then(|joined| self.tree.tracked(&joined));
+            let beside =
+                join(parent(path), literal).and_then(|joined| self.tree().tracked(&joined));
+            let at_root = join("", literal).and_then(|joined| self.tree().tracked(&joined));
             let named = beside.or(at_root).or_else(|| {
                 let stripped = literal.trim_start_matches("./").trim_start_matches("../");
-                match self.tree.with_suffix(stripped).as_slice() {
+                match self.tree().with_suffix(stripped).as_slice() {
                     [only] => Some(*only),
                     _ => None,
                 }
@@ -258,7 +293,7 @@ impl<'a> Targets<'a> {
     /// The top-ranked non-test file of a full localization of this failure.
     fn top_file(&self, output: &str, test: &str) -> Option<Target> {
         let named = named(output);
-        super::rank::candidates(&self.tree, output, &[test.to_owned()], &named)
+        super::rank::candidates(self.tree(), output, &[test.to_owned()], &named)
             .into_iter()
             .find(|candidate| !is_test_path(&candidate.path) && Lang::of(&candidate.path).is_some())
             .map(|candidate| Target::File {
@@ -369,9 +404,8 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let files = list_files(dir.path(), 100);
         let root = dir.path().to_owned();
-        (dir, Repository { root, files })
+        (dir, Repository::new(root, |root| list_files(root, 100)))
     }
 
     const SHOP: &[(&str, &str)] = &[
@@ -439,13 +473,14 @@ mod tests {
     #[test]
     fn listing_skips_hidden_and_dependency_directories() {
         let (_dir, repo) = repository(SHOP);
-        assert!(repo.files.contains(&"tests/data.json".to_owned()));
+        assert_eq!(repo.listed(), None);
+        assert!(repo.files().contains(&"tests/data.json".to_owned()));
         assert!(
-            repo.files
+            repo.files()
                 .iter()
                 .all(|f| !f.starts_with("node_modules") && !f.starts_with(".git")),
             "{:?}",
-            repo.files
+            repo.files()
         );
     }
 }

@@ -47,15 +47,8 @@ pub fn run(args: TriageArgs, env: &Env) -> ExitStatus {
         allow: config.allow.clone(),
         group_by: args.group_by.map(rule_of),
     };
-    let repository = repository(&root);
-    if repository.is_none() {
-        report::message(&format!(
-            "efix triage: {} holds no files to localize in; failures are grouped by frame, \
-             message and file only",
-            root.display()
-        ));
-    }
-    let targets = repository.as_ref().map(Targets::new);
+    let repository = Repository::new(absolute(&root), repository_files);
+    let targets = Targets::new(&repository);
     let runner = args.runner.map(runner_of);
     let github = GithubEnv::from_env(env);
     let token = publish::event::token(env, &args.token_env).ok();
@@ -92,13 +85,20 @@ pub fn run(args: TriageArgs, env: &Env) -> ExitStatus {
         }
         Ok(())
     };
-    let mut triage = match triage(&options, targets.as_ref(), read) {
+    let mut triage = match triage(&options, Some(&targets), read) {
         Ok(triage) => triage,
         Err(err) => {
             report::error(&err);
             return ExitStatus::Usage;
         }
     };
+    if repository.listed() == Some(0) {
+        report::message(&format!(
+            "efix triage: {} holds no files to localize in; failures without a frame outside \
+             the test are grouped by message and file",
+            root.display()
+        ));
+    }
     if let Some(runs) = connection.as_mut().filter(|_| !args.no_open_check) {
         match runs.open_efix_branches() {
             Ok(branches) => triage.skip_open(
@@ -236,14 +236,13 @@ fn rule_of(arg: GroupByArg) -> Rule {
 }
 
 /// The files of the checkout at `root`, listed once for every failure: the tracked files
-/// under it when it is in a git work tree, else the files below it. `None` when there are
-/// none (the checkout is not here: causes cannot be localized).
-fn repository(root: &Path) -> Option<Repository> {
-    let root = absolute(root);
+/// under it when it is in a git work tree, else the files below it; none when it is not a
+/// directory (the checkout is not here: causes cannot be localized).
+fn repository_files(root: &Path) -> Vec<String> {
     if !root.is_dir() {
-        return None;
+        return Vec::new();
     }
-    let tracked = Repo::open(&root).ok().and_then(|repo| {
+    let tracked = Repo::open(root).ok().and_then(|repo| {
         let inside = root
             .strip_prefix(&repo.root)
             .ok()?
@@ -262,8 +261,7 @@ fn repository(root: &Path) -> Option<Repository> {
             .collect();
         (!files.is_empty()).then_some(files)
     });
-    let files = tracked.unwrap_or_else(|| list_files(&root, MAX_LISTED_FILES));
-    (!files.is_empty()).then_some(Repository { root, files })
+    tracked.unwrap_or_else(|| list_files(root, MAX_LISTED_FILES))
 }
 
 fn env_path(env: &Env, name: &str) -> Option<PathBuf> {

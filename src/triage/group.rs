@@ -362,10 +362,9 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let repository = crate::localize::Repository {
-            root: dir.path().to_owned(),
-            files: crate::localize::list_files(dir.path(), 100),
-        };
+        let repository = crate::localize::Repository::new(dir.path().to_owned(), |root| {
+            crate::localize::list_files(root, 100)
+        });
         let targets = Targets::new(&repository);
         let mut grouper = Grouper::new(Some(&targets), None);
         // test_1 and test_3 fail with the same message, test_2 with another.
