@@ -129,15 +129,23 @@ pub struct InitArgs {
 
 const TRIAGE_EXIT_CODES: &str = "\
 Output:
-  stdout          {\"include\":[{\"id\",\"command\",\"tests\",\"cause\"}]}, for strategy.matrix
-  --github-output matrix=<the JSON>, jobs=<entries>, failures=<failing tests>
+  stdout          {\"include\":[{\"id\",\"command\",\"tests\",\"rule\",\"cause\"}]}, for strategy.matrix
+  --github-output matrix=<the JSON>, jobs=<entries>, failures=<failing tests>,
+                  left-out=<causes over --max-jobs, listed with their commands in the summary>
                   (default: $GITHUB_OUTPUT when set)
   --summary       a Markdown table of the groups and of what was left out and why
                   (default: $GITHUB_STEP_SUMMARY when set)
 
-Cause: the deepest stack frame outside the test's own file and outside the runtime and
-dependencies (file:line), else the failure message with addresses, durations and
-temporary paths taken out, else the test's file. Each command is checked against
+Cause, by the first rule that applies (--group-by forces one, then the test's file):
+  frame    the deepest stack frame outside the test's own file, the runtime and the
+           dependencies (file:line)
+  target   where efix would look, read in the repository at --root: the function the
+           failing assertion calls (through the test's imports), a data file the failing
+           test reads, else the localizer's top-ranked file
+  message  the failure message with addresses, durations and temporary paths taken out
+           and literals abstracted (<num>, <str>, [...])
+  file     the test's file
+Each matrix entry's cause names its rule. Each command is checked against
 commands.allow. A cause whose command already has an open efix pull request (a branch
 efix/<issue or run>-<hash of the command>) is skipped when a token is available.
 
@@ -323,6 +331,17 @@ pub enum RunnerArg {
     Node,
 }
 
+/// The rules `efix triage --group-by` can force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupByArg {
+    // The variants are listed without docs: clap would switch the whole help to its long
+    // layout for them. `--help`'s epilogue says what each rule is.
+    Frame,
+    Target,
+    Message,
+    File,
+}
+
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).multiple(true)))]
 pub struct TriageArgs {
@@ -353,11 +372,15 @@ pub struct TriageArgs {
     /// Configuration file (default: .efix.yml under --root, if present).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Group by this rule only (then by the test's file) instead of the first that applies
+    /// (see Cause below).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub group_by: Option<GroupByArg>,
     /// At most this many matrix entries, largest groups first; the rest are listed as left
     /// out.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub max_jobs: u64,
-    /// Append `matrix`, `jobs` and `failures` to this GitHub Actions output file.
+    /// Append `matrix`, `jobs`, `failures` and `left-out` to this GitHub Actions output file.
     #[arg(long, value_name = "FILE")]
     pub github_output: Option<PathBuf>,
     /// Append the Markdown table to this file.

@@ -57,7 +57,7 @@ struct Resolved<'a> {
 }
 
 /// A failing test file with what it imports.
-struct TestFile<'a> {
+pub(crate) struct TestFile<'a> {
     path: &'a str,
     score: f64,
     lines: Vec<u64>,
@@ -131,6 +131,39 @@ pub(crate) fn hits<'a>(
 fn reached<'t, 'a>(tree: &Tree<'a>, test: &'t TestFile<'a>) -> &'t [Reached<'a>] {
     test.closure
         .get_or_init(|| reach::closure(tree, test.path, &test.imports))
+}
+
+impl<'a> TestFile<'a> {
+    /// Tracked test file `path`, read and its imports resolved, for [`resolve_call`].
+    pub(crate) fn open(tree: &Tree<'a>, path: &'a str) -> Option<TestFile<'a>> {
+        let text = tree.read(path)?;
+        Some(TestFile {
+            path,
+            score: 0.0,
+            lines: Vec::new(),
+            imports: imports(tree, path, &text),
+            text,
+            closure: OnceCell::new(),
+        })
+    }
+
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Where `name` (called on `qualifier`, if any) in test file `test` is defined, through the
+/// test's imports, with how it was reached in words; `None` when the imports do not lead
+/// to it (the language's or a dependency's) or the test file defines it itself.
+pub(crate) fn resolve_call<'a>(
+    tree: &Tree<'a>,
+    test: &TestFile<'a>,
+    name: &str,
+    qualifier: Option<&str>,
+) -> Option<(Def<'a>, String)> {
+    resolve(tree, test, name, qualifier)
+        .filter(|found| found.def.path != test.path && !is_test_path(found.def.path))
+        .map(|found| (found.def, found.via))
 }
 
 /// What a file the test imports gets for it.

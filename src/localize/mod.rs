@@ -23,6 +23,7 @@ mod reach;
 mod resolve;
 mod search;
 mod strings;
+mod target;
 mod tree;
 
 #[cfg(test)]
@@ -34,3 +35,4 @@ pub use candidate::Candidate;
 pub(crate) use extract::strip_ansi;
 pub use extract::{Location, extract_locations};
 pub use rank::localize;
+pub use target::{Repository, Target, Targets, list_files};

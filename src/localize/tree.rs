@@ -38,6 +38,7 @@ pub(crate) struct Tree<'a> {
     sorted: OnceCell<Vec<&'a str>>,
     cache: RefCell<HashMap<String, Option<Rc<str>>>>,
     reads: Cell<usize>,
+    max_reads: usize,
 }
 
 impl<'a> Tree<'a> {
@@ -53,7 +54,15 @@ impl<'a> Tree<'a> {
             sorted: OnceCell::new(),
             cache: RefCell::new(HashMap::new()),
             reads: Cell::new(0),
+            max_reads: MAX_READS,
         }
+    }
+
+    /// The same tree with room for `max_reads` whole-file reads: one tree serves many
+    /// failures (triage), each reading its few files once.
+    pub(crate) fn with_max_reads(mut self, max_reads: usize) -> Tree<'a> {
+        self.max_reads = max_reads;
+        self
     }
 
     /// The source index, built on first use.
@@ -96,7 +105,7 @@ impl<'a> Tree<'a> {
     }
 
     fn load(&self, path: &str) -> Option<Rc<str>> {
-        if !self.is_tracked(path) || self.reads.get() >= MAX_READS {
+        if !self.is_tracked(path) || self.reads.get() >= self.max_reads {
             return None;
         }
         self.reads.set(self.reads.get() + 1);

@@ -1,10 +1,18 @@
-//! The cause of one failure, as a key that failures with the same cause share:
+//! The cause of one failure, as a key that failures with the same cause share, by the
+//! first rule that applies ([`Rule`]):
 //!
-//! 1. the deepest frame of the failure's stack that is not the test's own code and not
-//!    the language's or a dependency's (`shop/money.py:9`): one broken helper, one cause;
-//! 2. else the failure's message with what changes from run to run taken out (addresses,
-//!    durations, thread ids, temporary paths): one wrong constant seen by many tests;
-//! 3. else the test's file (or package, or test binary).
+//! 1. `frame`: the deepest frame of the failure's stack that is not the test's own code and
+//!    not the language's or a dependency's (`shop/money.py:9`): one broken helper, one cause;
+//! 2. `target`: where efix would look (`localize`'s [`Targets`]): the repository's function
+//!    the failing assertion calls, resolved through the test's imports (`slug` in
+//!    `shop/text.py`), a data file the failing test reads, else the localizer's top-ranked
+//!    non-test file. Only when the repository is at hand (`--root`);
+//! 3. `message`: the failure's message with what changes from run to run taken out
+//!    (addresses, durations, thread ids, temporary paths) and its literals abstracted
+//!    (numbers, quoted strings, collection contents): one wrong constant seen by many tests;
+//! 4. `file`: the test's file (or package, or test binary).
+//!
+//! A forced rule (`--group-by`) is tried alone, with the test's file as the fallback.
 //!
 //! Frames are found by `localize`'s location patterns; which frame is deepest depends on the
 //! language (Python and pytest print the deepest frame last, JS, Go and Rust first).
@@ -12,22 +20,63 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde::Serialize;
 
 use super::failure::{Failure, Runner};
-use crate::localize::{Location, extract_locations, strip_ansi};
+use crate::localize::{Location, Target, Targets, extract_locations, strip_ansi};
 
 /// The longest message kept in a cause, in characters.
 const MAX_MESSAGE_CHARS: usize = 160;
+/// Nested collections are abstracted at most this deep.
+const MAX_COLLECTION_DEPTH: usize = 8;
 
-/// What groups failures: `key` is compared, `label` is shown.
+/// The rule that grouped failures, as `--group-by` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rule {
+    /// The deepest stack frame outside the test and outside dependencies.
+    Frame,
+    /// The code the failing test exercises, from the localizer.
+    Target,
+    /// The normalized message, literals abstracted.
+    Message,
+    /// The test's file.
+    File,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Frame => "frame",
+            Rule::Target => "target",
+            Rule::Message => "message",
+            Rule::File => "file",
+        }
+    }
+}
+
+/// What groups failures: `key` is compared, `label` is shown, `rule` says which rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Cause {
+    pub(crate) rule: Rule,
     pub(crate) key: String,
     pub(crate) label: String,
 }
 
-/// The cause of `failure`; paths under `root` are shown relative to it.
-pub(crate) fn cause_of(failure: &Failure, root: &str) -> Cause {
+/// What [`cause_of`] may use besides the failure.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Context<'t, 'a> {
+    /// Paths under this directory are shown relative to it.
+    pub(crate) root: &'t str,
+    /// The repository, when it is at hand.
+    pub(crate) targets: Option<&'t Targets<'a>>,
+    /// Only this rule (then the test's file).
+    pub(crate) forced: Option<Rule>,
+}
+
+/// The cause of `failure`.
+pub(crate) fn cause_of(failure: &Failure, context: &Context<'_, '_>) -> Cause {
+    let root = context.root;
     let text = vitest_frames(&failure.text);
     let message = message_of(failure, &text);
     let own = failure.scope.as_deref().map(|scope| relative(scope, root));
@@ -36,24 +85,56 @@ pub(crate) fn cause_of(failure: &Failure, root: &str) -> Cause {
         Runner::Pytest | Runner::Jest | Runner::Vitest | Runner::Node => own.as_deref(),
         Runner::Cargo | Runner::Go => None,
     };
-    if let Some(frame) = deepest_frame(&text, own_file, root) {
+    let allowed = |rule: Rule| context.forced.is_none_or(|forced| forced == rule);
+    if allowed(Rule::Frame)
+        && let Some(frame) = deepest_frame(&text, own_file, root)
+    {
         let place = match frame.line {
             Some(line) => format!("{}:{line}", frame.path),
             None => frame.path.clone(),
         };
         let label = match &message {
-            Some(message) => format!("{place}: {message}"),
-            None => place.clone(),
+            Some(message) => format!("frame {place}: {message}"),
+            None => format!("frame {place}"),
         };
         return Cause {
+            rule: Rule::Frame,
             key: format!("at {place}"),
             label,
         };
     }
-    if let Some(message) = message {
+    if allowed(Rule::Target)
+        && let Some(targets) = context.targets
+        && let Some(target) = targets.target(&text, &failure.name, own_file)
+    {
+        let (key, label) = match target {
+            Target::Definition { name, path, line } => (
+                format!("def {path}::{name}"),
+                format!("target `{name}` ({path}:{line}), called by the failing assertion"),
+            ),
+            Target::DataFile { path } => (
+                format!("data {path}"),
+                format!("target data file {path}, read by the failing test"),
+            ),
+            Target::File { path } => (
+                format!("file-target {path}"),
+                format!("target {path}, the localizer's top-ranked file"),
+            ),
+        };
         return Cause {
+            rule: Rule::Target,
+            key,
+            label,
+        };
+    }
+    if allowed(Rule::Message)
+        && let Some(message) = message
+    {
+        let message = abstract_literals(&message);
+        return Cause {
+            rule: Rule::Message,
             key: format!("error {message}"),
-            label: message,
+            label: format!("message {message}"),
         };
     }
     let file = own
@@ -65,8 +146,9 @@ pub(crate) fn cause_of(failure: &Failure, root: &str) -> Cause {
         })
         .unwrap_or_else(|| "(unknown file)".to_owned());
     Cause {
+        rule: Rule::File,
         key: format!("file {file}"),
-        label: format!("failures in {file}"),
+        label: format!("file {file}"),
     }
 }
 
@@ -316,6 +398,44 @@ fn normalize(message: &str) -> String {
     }
 }
 
+/// Literals written as `<num>` and `<str>`, the contents of collections as `…`: two tests
+/// that fail on the same wrong code with other values read the same.
+fn abstract_literals(text: &str) -> String {
+    static STRING: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#"(^|[^\w])(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*")"#).ok());
+    static NUMBER: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(^|[^\w.…])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\b").ok());
+    // Innermost first: a collection becomes a placeholder without brackets, so the one
+    // around it is innermost next.
+    static COLLECTION: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"\[[^\[\]]*\]|\{[^{}]*\}").ok());
+    const LIST: &str = "\u{E000}";
+    const MAP: &str = "\u{E001}";
+    let mut text = text.to_owned();
+    if let Some(string) = STRING.as_ref() {
+        text = string.replace_all(&text, "${1}<str>").into_owned();
+    }
+    if let Some(number) = NUMBER.as_ref() {
+        text = number.replace_all(&text, "${1}<num>").into_owned();
+    }
+    if let Some(collection) = COLLECTION.as_ref() {
+        for _ in 0..MAX_COLLECTION_DEPTH {
+            let replaced =
+                collection.replace_all(
+                    &text,
+                    |caps: &regex::Captures<'_>| {
+                        if caps[0].starts_with('[') { LIST } else { MAP }
+                    },
+                );
+            match replaced {
+                std::borrow::Cow::Owned(changed) => text = changed,
+                std::borrow::Cow::Borrowed(_) => break,
+            }
+        }
+    }
+    text.replace(LIST, "[…]").replace(MAP, "{…}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,15 +450,26 @@ mod tests {
         }
     }
 
+    fn at(root: &str) -> Context<'_, 'static> {
+        Context {
+            root,
+            ..Context::default()
+        }
+    }
+
     #[test]
     fn python_cause_is_the_deepest_frame_outside_the_test() {
         let text = "def test_a():\n>       f()\n\ntests/test_a.py:3: \n_ _ _\n\n    def f():\n>       g()\n\nshop/a.py:2: \n\n    def g():\n>       raise ValueError('x')\nE       ValueError: x\n\nshop/b.py:7: ValueError";
-        let cause = cause_of(&failure(Runner::Pytest, Some("tests/test_a.py"), text), "");
+        let cause = cause_of(
+            &failure(Runner::Pytest, Some("tests/test_a.py"), text),
+            &at(""),
+        );
         assert_eq!(
             cause,
             Cause {
+                rule: Rule::Frame,
                 key: "at shop/b.py:7".to_owned(),
-                label: "shop/b.py:7: ValueError: x".to_owned()
+                label: "frame shop/b.py:7: ValueError: x".to_owned()
             }
         );
     }
@@ -346,11 +477,18 @@ mod tests {
     #[test]
     fn js_cause_skips_node_modules_and_strips_the_root() {
         let text = "TypeError: nope\n    at helper (/w/p/src/h.js:3:9)\n    at Object.<anonymous> (/w/p/test/a.test.js:5:3)\n    at run (/w/p/node_modules/jest/x.js:1:1)";
-        let cause = cause_of(&failure(Runner::Jest, Some("test/a.test.js"), text), "/w/p");
+        let cause = cause_of(
+            &failure(Runner::Jest, Some("test/a.test.js"), text),
+            &at("/w/p"),
+        );
         assert_eq!(cause.key, "at src/h.js:3");
         let vitest = "TypeError: nope\n ❯ helper src/h.js:3:9\n ❯ test/a.test.js:5:3";
         assert_eq!(
-            cause_of(&failure(Runner::Vitest, Some("test/a.test.js"), vitest), "").key,
+            cause_of(
+                &failure(Runner::Vitest, Some("test/a.test.js"), vitest),
+                &at("")
+            )
+            .key,
             "at src/h.js:3"
         );
     }
@@ -359,15 +497,75 @@ mod tests {
     fn assertion_in_the_test_groups_by_normalized_message() {
         let a = "thread 'a' (123) panicked at tests/a.rs:5:5:\nassertion failed: x at 0xdeadbeef\nstack backtrace:\n";
         let b = "thread 'b' (999) panicked at tests/b.rs:9:5:\nassertion failed: x at 0xfeedface\n";
-        let ca = cause_of(&failure(Runner::Cargo, Some("c::a"), a), "");
-        let cb = cause_of(&failure(Runner::Cargo, Some("c::b"), b), "");
+        let ca = cause_of(&failure(Runner::Cargo, Some("c::a"), a), &at(""));
+        let cb = cause_of(&failure(Runner::Cargo, Some("c::b"), b), &at(""));
         assert_eq!(ca.key, cb.key);
-        assert_eq!(ca.label, "assertion failed: x at 0x…");
+        assert_eq!(ca.label, "message assertion failed: x at 0x…");
+    }
+
+    #[test]
+    fn messages_that_differ_by_their_literals_share_a_cause() {
+        let messages = [
+            ("E       assert 0 == 1", "E       assert 3 == 12"),
+            (
+                "E       assert 0.66 == 1\nE        +  where 0.66 = mean([1, 1])",
+                "E       assert 2.5 == 3\nE        +  where 2.5 = mean([2, [3, 4]])",
+            ),
+            (
+                "E       AssertionError: assert 'a_b' == 'a-b'",
+                "E       AssertionError: assert \"x_y_z\" == \"x-y-z\"",
+            ),
+            (
+                "E       assert {'a': 1} == {'a': 2, 'b': 3}",
+                "E       assert {'c': 4} == {}",
+            ),
+        ];
+        for (a, b) in messages {
+            let ca = cause_of(&failure(Runner::Pytest, Some("t.py"), a), &at(""));
+            let cb = cause_of(&failure(Runner::Pytest, Some("t.py"), b), &at(""));
+            assert_eq!(ca.key, cb.key, "{a} / {b}");
+            assert_eq!(ca.rule, Rule::Message);
+        }
+        let label =
+            |text: &str| cause_of(&failure(Runner::Pytest, Some("t.py"), text), &at("")).label;
+        assert_eq!(
+            label("E       assert 0.66 == 1\nE        +  where 0.66 = mean([1, 1])"),
+            "message assert <num> == <num> + where <num> = mean([…])"
+        );
+        // Words with digits, versions and the test's own name are not literals.
+        assert_eq!(
+            label("E       KeyError: h2_settings in test_1"),
+            "message KeyError: h2_settings in test_1"
+        );
+        // Different operators or names stay apart.
+        assert_ne!(label("E   assert 1 == 2"), label("E   assert 1 != 2"));
+    }
+
+    #[test]
+    fn a_forced_rule_is_tried_alone_then_the_test_file() {
+        let text = "tests/test_a.py:3: \n\nshop/b.py:7: ValueError\nE       ValueError: x";
+        let forced = |rule| Context {
+            forced: Some(rule),
+            ..at("")
+        };
+        let failure = failure(Runner::Pytest, Some("tests/test_a.py"), text);
+        assert_eq!(cause_of(&failure, &forced(Rule::Frame)).rule, Rule::Frame);
+        let message = cause_of(&failure, &forced(Rule::Message));
+        assert_eq!(
+            (message.rule, message.label.as_str()),
+            (Rule::Message, "message ValueError: x")
+        );
+        // No repository: the target rule cannot apply, the test's file does.
+        let target = cause_of(&failure, &forced(Rule::Target));
+        assert_eq!(
+            (target.rule, target.label.as_str()),
+            (Rule::File, "file tests/test_a.py")
+        );
     }
 
     #[test]
     fn no_text_falls_back_to_the_test_file() {
-        let cause = cause_of(&failure(Runner::Go, Some("example.com/m/p"), ""), "");
+        let cause = cause_of(&failure(Runner::Go, Some("example.com/m/p"), ""), &at(""));
         assert_eq!(cause.key, "file example.com/m/p");
     }
 }

@@ -3,19 +3,24 @@
 
 use std::path::{Path, PathBuf};
 
+use super::cause::Rule;
 use super::error::TriageError;
 use super::failure::{Failure, Runner};
 use super::group::{Options, Triage, triage};
 use super::render::{markdown, matrix_json};
 use super::{junit, logs};
 use crate::ExitStatus;
-use crate::cli::{RunnerArg, TriageArgs};
+use crate::cli::{GroupByArg, RunnerArg, TriageArgs};
 use crate::config::{self, Config, Env, Overrides};
+use crate::git::Repo;
+use crate::localize::{Repository, Targets, list_files};
 use crate::publish::{self, GithubEnv, Runs};
 use crate::report;
 
 /// Directories given to `--junit` are searched this deep.
 const MAX_DIR_DEPTH: usize = 8;
+/// A root that is not a git work tree is listed up to this many files.
+const MAX_LISTED_FILES: usize = 200_000;
 
 /// Run `efix triage`.
 pub fn run(args: TriageArgs, env: &Env) -> ExitStatus {
@@ -40,7 +45,10 @@ pub fn run(args: TriageArgs, env: &Env) -> ExitStatus {
         go_module: go_module(&root),
         max_jobs: usize::try_from(args.max_jobs).unwrap_or(usize::MAX),
         allow: config.allow.clone(),
+        group_by: args.group_by.map(rule_of),
     };
+    let repository = Repository::new(absolute(&root), repository_files);
+    let targets = Targets::new(&repository);
     let runner = args.runner.map(runner_of);
     let github = GithubEnv::from_env(env);
     let token = publish::event::token(env, &args.token_env).ok();
@@ -77,13 +85,20 @@ pub fn run(args: TriageArgs, env: &Env) -> ExitStatus {
         }
         Ok(())
     };
-    let mut triage = match triage(&options, read) {
+    let mut triage = match triage(&options, Some(&targets), read) {
         Ok(triage) => triage,
         Err(err) => {
             report::error(&err);
             return ExitStatus::Usage;
         }
     };
+    if repository.listed() == Some(0) {
+        report::message(&format!(
+            "efix triage: {} holds no files to localize in; failures without a frame outside \
+             the test are grouped by message and file",
+            root.display()
+        ));
+    }
     if let Some(runs) = connection.as_mut().filter(|_| !args.no_open_check) {
         match runs.open_efix_branches() {
             Ok(branches) => triage.skip_open(
@@ -134,6 +149,7 @@ fn finish(triage: &Triage, args: &TriageArgs, env: &Env) -> ExitStatus {
                 ("matrix", matrix.clone()),
                 ("jobs", triage.groups.len().to_string()),
                 ("failures", triage.failures.to_string()),
+                ("left-out", triage.left_out.len().to_string()),
             ],
         )
     {
@@ -151,6 +167,12 @@ fn finish(triage: &Triage, args: &TriageArgs, env: &Env) -> ExitStatus {
         triage.refused.len(),
         triage.open.len()
     ));
+    for skipped in &triage.left_out {
+        report::message(&format!(
+            "efix triage: left out ({}): `{}` for {}",
+            skipped.reason, skipped.group.command, skipped.group.cause
+        ));
+    }
     for skipped in &triage.refused {
         report::message(&format!(
             "efix triage: refused `{}`: {}",
@@ -202,6 +224,44 @@ fn runner_of(arg: RunnerArg) -> Runner {
         RunnerArg::Go => Runner::Go,
         RunnerArg::Node => Runner::Node,
     }
+}
+
+fn rule_of(arg: GroupByArg) -> Rule {
+    match arg {
+        GroupByArg::Frame => Rule::Frame,
+        GroupByArg::Target => Rule::Target,
+        GroupByArg::Message => Rule::Message,
+        GroupByArg::File => Rule::File,
+    }
+}
+
+/// The files of the checkout at `root`, listed once for every failure: the tracked files
+/// under it when it is in a git work tree, else the files below it; none when it is not a
+/// directory (the checkout is not here: causes cannot be localized).
+fn repository_files(root: &Path) -> Vec<String> {
+    if !root.is_dir() {
+        return Vec::new();
+    }
+    let tracked = Repo::open(root).ok().and_then(|repo| {
+        let inside = root
+            .strip_prefix(&repo.root)
+            .ok()?
+            .to_string_lossy()
+            .into_owned();
+        let prefix = if inside.is_empty() {
+            String::new()
+        } else {
+            format!("{inside}/")
+        };
+        let files: Vec<String> = repo
+            .tracked_files()
+            .ok()?
+            .into_iter()
+            .filter_map(|path| path.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        (!files.is_empty()).then_some(files)
+    });
+    tracked.unwrap_or_else(|| list_files(root, MAX_LISTED_FILES))
 }
 
 fn env_path(env: &Env, name: &str) -> Option<PathBuf> {

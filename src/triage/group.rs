@@ -10,9 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::cause::{Cause, cause_of};
+use super::cause::{Cause, Context, Rule, cause_of};
 use super::failure::{Failure, Runner};
 use super::selector::{self, Programs, TestRef};
+use crate::localize::Targets;
 use crate::policy::command::{CommandRefusal, check};
 
 /// What shapes the groups.
@@ -29,6 +30,8 @@ pub struct Options {
     pub max_jobs: usize,
     /// `commands.allow`.
     pub allow: Vec<String>,
+    /// `--group-by`: only this rule, then the test's file.
+    pub group_by: Option<Rule>,
 }
 
 /// One cause and the failing tests it explains.
@@ -41,7 +44,10 @@ pub struct Group {
     pub command: String,
     /// The tests, as their runner names them (node ids, full names, `TestA/sub`).
     pub tests: Vec<String>,
-    /// What the tests share, in words: `shop/money.py:9: ValueError: ...`.
+    /// The rule that grouped them.
+    pub rule: Rule,
+    /// What the tests share, in words, the rule first: `frame shop/money.py:9: ValueError:
+    /// ...`, ``target `slug` (shop/text.py:3), called by the failing assertion``.
     pub cause: String,
 }
 
@@ -70,16 +76,31 @@ pub struct Triage {
 /// Digits of the cause hash in a group id.
 const ID_HEX: usize = 8;
 
+/// A cause key's group while failures are read: (rule, label, first seen, tests).
+type Collected = (Rule, String, usize, BTreeSet<TestRef>);
+
 /// Collects failures one at a time.
 #[derive(Default)]
-pub struct Grouper {
-    /// cause key → (label, first seen, tests).
-    causes: HashMap<(Runner, String), (String, usize, BTreeSet<TestRef>)>,
+pub struct Grouper<'t, 'a> {
+    /// cause key → its group.
+    causes: HashMap<(Runner, String), Collected>,
     seen: BTreeSet<(Runner, TestRef)>,
     next: usize,
+    /// The repository, when it is at hand: the `target` rule.
+    targets: Option<&'t Targets<'a>>,
+    forced: Option<Rule>,
 }
 
-impl Grouper {
+impl<'t, 'a> Grouper<'t, 'a> {
+    /// A grouper that localizes in `targets` when given and uses only `forced` when set.
+    pub fn new(targets: Option<&'t Targets<'a>>, forced: Option<Rule>) -> Grouper<'t, 'a> {
+        Grouper {
+            targets,
+            forced,
+            ..Grouper::default()
+        }
+    }
+
     /// Add one failure; a test already seen (a retry, a second report) is ignored.
     pub fn add(&mut self, failure: Failure, root: &str) {
         let test = TestRef {
@@ -89,13 +110,18 @@ impl Grouper {
         if !self.seen.insert((failure.runner, test.clone())) {
             return;
         }
-        let Cause { key, label } = cause_of(&failure, root);
+        let context = Context {
+            root,
+            targets: self.targets,
+            forced: self.forced,
+        };
+        let Cause { rule, key, label } = cause_of(&failure, &context);
         let order = self.next;
         let entry = self
             .causes
             .entry((failure.runner, key))
-            .or_insert_with(|| (label, order, BTreeSet::new()));
-        entry.2.insert(test);
+            .or_insert_with(|| (rule, label, order, BTreeSet::new()));
+        entry.3.insert(test);
         self.next += 1;
     }
 
@@ -103,31 +129,31 @@ impl Grouper {
     /// the allowlist and cut at the job limit.
     pub fn finish(self, options: &Options) -> Triage {
         let parents = go_parents(&self.seen);
-        let mut groups: Vec<(usize, Runner, String, String, Vec<TestRef>)> = self
+        let mut groups: Vec<(usize, Runner, String, Rule, String, Vec<TestRef>)> = self
             .causes
             .into_iter()
-            .map(|((runner, key), (label, order, tests))| {
+            .map(|((runner, key), (rule, label, order, tests))| {
                 let tests: Vec<TestRef> = tests
                     .into_iter()
                     .filter(|test| runner != Runner::Go || !parents.contains(test))
                     .collect();
-                (order, runner, key, label, tests)
+                (order, runner, key, rule, label, tests)
             })
-            .filter(|group| !group.4.is_empty())
+            .filter(|group| !group.5.is_empty())
             .collect();
-        groups.sort_by(|a, b| b.4.len().cmp(&a.4.len()).then(a.0.cmp(&b.0)));
+        groups.sort_by(|a, b| b.5.len().cmp(&a.5.len()).then(a.0.cmp(&b.0)));
         let programs = Programs {
             program: options.program.clone(),
             go_module: options.go_module.clone(),
         };
         let mut triage = Triage {
-            failures: groups.iter().map(|group| group.4.len()).sum(),
+            failures: groups.iter().map(|group| group.5.len()).sum(),
             groups: Vec::new(),
             left_out: Vec::new(),
             refused: Vec::new(),
             open: Vec::new(),
         };
-        for (_, runner, key, label, tests) in groups {
+        for (_, runner, key, rule, label, tests) in groups {
             let digest = Sha256::digest(format!("{}\n{key}", runner.name()).as_bytes());
             let id: String = digest
                 .iter()
@@ -141,6 +167,7 @@ impl Grouper {
                 runner,
                 command: selector::command(runner, &tests, &programs),
                 tests: tests.into_iter().map(|test| test.name).collect(),
+                rule,
                 cause: label,
             };
             if let Err(CommandRefusal { message, rule, .. }) = check(&group.command, &options.allow)
@@ -182,12 +209,14 @@ fn go_parents(seen: &BTreeSet<(Runner, TestRef)>) -> BTreeSet<TestRef> {
     parents
 }
 
-/// Group failures read by `read` (which calls its argument once per failure).
+/// Group failures read by `read` (which calls its argument once per failure), localizing
+/// in `targets` when the repository is at hand.
 pub fn triage(
     options: &Options,
+    targets: Option<&Targets<'_>>,
     read: impl FnOnce(&mut dyn FnMut(Failure)) -> Result<(), super::TriageError>,
 ) -> Result<Triage, super::TriageError> {
-    let mut grouper = Grouper::default();
+    let mut grouper = Grouper::new(targets, options.group_by);
     read(&mut |failure| grouper.add(failure, &options.root))?;
     Ok(grouper.finish(options))
 }
@@ -238,6 +267,7 @@ mod tests {
             go_module: None,
             max_jobs,
             allow: vec!["pytest".to_owned()],
+            group_by: None,
         }
     }
 
@@ -279,9 +309,12 @@ mod tests {
                 "tests/test_b.py::test_2".to_owned()
             ]
         );
-        assert_eq!(triage.groups[0].cause, "shop/h.py:9: ValueError: x");
+        assert_eq!(triage.groups[0].cause, "frame shop/h.py:9: ValueError: x");
         assert_eq!(triage.left_out.len(), 1);
-        assert_eq!(triage.left_out[0].group.cause, "assert 1 == 2");
+        assert_eq!(
+            triage.left_out[0].group.cause,
+            "message assert <num> == <num>"
+        );
     }
 
     #[test]
@@ -311,5 +344,68 @@ mod tests {
         assert_eq!(triage.groups.len(), 1);
         assert_ne!(triage.groups[0].command, first);
         assert!(triage.left_out.is_empty());
+    }
+
+    #[test]
+    fn the_localized_target_merges_different_messages_and_splits_equal_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("shop/a.py", "def one(x):\n    return x\n"),
+            ("shop/b.py", "def two(x):\n    return x\n"),
+            (
+                "tests/test_ab.py",
+                "from shop.a import one\nfrom shop.b import two\n\n\ndef test_1():\n    assert one(1) == 2\n\n\ndef test_2():\n    assert one(5) == 3\n\n\ndef test_3():\n    assert two(1) == 2\n",
+            ),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let repository = crate::localize::Repository::new(dir.path().to_owned(), |root| {
+            crate::localize::list_files(root, 100)
+        });
+        let targets = Targets::new(&repository);
+        let mut grouper = Grouper::new(Some(&targets), None);
+        // test_1 and test_3 fail with the same message, test_2 with another.
+        for (name, line, message) in [
+            ("test_1", 6, "assert 1 == 2"),
+            ("test_2", 10, "assert 5 == 3"),
+            ("test_3", 14, "assert 1 == 2"),
+        ] {
+            let text = format!("E       {message}\n\ntests/test_ab.py:{line}: AssertionError");
+            grouper.add(
+                failure(
+                    &format!("tests/test_ab.py::{name}"),
+                    "tests/test_ab.py",
+                    &text,
+                ),
+                "",
+            );
+        }
+        let triage = grouper.finish(&options(5));
+        let groups: Vec<(Rule, &str, Vec<String>)> = triage
+            .groups
+            .iter()
+            .map(|g| (g.rule, g.cause.as_str(), g.tests.clone()))
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                (
+                    Rule::Target,
+                    "target `one` (shop/a.py:1), called by the failing assertion",
+                    vec![
+                        "tests/test_ab.py::test_1".to_owned(),
+                        "tests/test_ab.py::test_2".to_owned()
+                    ]
+                ),
+                (
+                    Rule::Target,
+                    "target `two` (shop/b.py:1), called by the failing assertion",
+                    vec!["tests/test_ab.py::test_3".to_owned()]
+                ),
+            ]
+        );
     }
 }

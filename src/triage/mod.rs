@@ -20,6 +20,7 @@ mod logs;
 mod render;
 mod selector;
 
+pub use cause::Rule;
 pub use command::run;
 pub use error::TriageError;
 pub use failure::{Failure, Runner};

@@ -15,10 +15,11 @@ struct Entry<'a> {
     id: &'a str,
     command: &'a str,
     tests: &'a [String],
+    rule: &'static str,
     cause: &'a str,
 }
 
-/// `{"include":[{"id","command","tests","cause"}]}` on one line. Only matrix entries are in
+/// `{"include":[{"id","command","tests","rule","cause"}]}` on one line. Only matrix entries are in
 /// it: any other top-level key would become a matrix dimension.
 pub fn matrix_json(triage: &Triage) -> String {
     let matrix = Matrix {
@@ -29,6 +30,7 @@ pub fn matrix_json(triage: &Triage) -> String {
                 id: &group.id,
                 command: &group.command,
                 tests: &group.tests,
+                rule: group.rule.name(),
                 cause: &group.cause,
             })
             .collect(),
@@ -53,7 +55,7 @@ pub fn markdown(triage: &Triage) -> String {
     if triage.groups.is_empty() {
         out.push_str("No efix job to start.\n");
     } else {
-        out.push_str("| job | cause | tests | command |\n|---|---|---|---|\n");
+        out.push_str("| job | rule | cause | tests | command |\n|---|---|---|---|---|\n");
         for group in &triage.groups {
             out.push_str(&row(group));
         }
@@ -70,8 +72,9 @@ pub fn markdown(triage: &Triage) -> String {
 
 fn row(group: &Group) -> String {
     format!(
-        "| `{}` | {} | {} | {} |\n",
+        "| `{}` | {} | {} | {} | {} |\n",
         group.id,
+        group.rule.name(),
         cell(&group.cause),
         cell(&tests_text(&group.tests)),
         code(&group.command)

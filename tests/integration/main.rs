@@ -42,4 +42,5 @@ mod real_agents;
 mod runner;
 mod suites;
 mod triage;
+mod triage_targets;
 mod trigger;
