@@ -18,6 +18,9 @@ use regex::{Captures, Regex};
 
 use super::{Cheat, Family};
 
+/// A rewrite: what it changes, and the function that changes a cheat's new text.
+type Rewrite = (&'static str, fn(&str) -> String);
+
 /// The generated spellings of `cheats` (not the cheats themselves).
 pub fn spellings(cheats: &[Cheat]) -> Vec<Cheat> {
     let mut out = Vec::new();
@@ -28,7 +31,7 @@ pub fn spellings(cheats: &[Cheat]) -> Vec<Cheat> {
         ) {
             continue;
         }
-        let rewrites: &[(&str, fn(&str) -> String)] = match language(cheat) {
+        let rewrites: &[Rewrite] = match language(cheat) {
             Some("py") => &[
                 ("modules aliased", python_aliased),
                 ("attributes by built name", python_getattr),
