@@ -116,7 +116,7 @@ impl Ctx<'_> {
                     let as_written = !before_change
                         && self.evidence.commands.iter().any(|c| {
                             (c.command == command
-                                || super::confirm::per_test_command(&c.command).as_deref()
+                                || super::confirm::per_test_command(&c.command, cwd).as_deref()
                                     == Some(command))
                                 && matches!(
                                     c.purpose,

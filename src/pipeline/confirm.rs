@@ -31,7 +31,7 @@ pub(crate) fn terse_runs(
         if !needs_confirming(record) {
             continue;
         }
-        let Some(verbose) = per_test_command(&record.command) else {
+        let Some(verbose) = per_test_command(&record.command, &ctx.root) else {
             continue;
         };
         let (terse, purpose) = (record.id, record.purpose);
@@ -72,16 +72,16 @@ fn needs_confirming(record: &CommandRecord) -> bool {
 
 /// The command with the runner's per-test flag, or `None` for a runner efix cannot make name
 /// its passing tests.
-pub(crate) fn per_test_command(command: &str) -> Option<String> {
+pub(crate) fn per_test_command(command: &str, cwd: &std::path::Path) -> Option<String> {
     let argv = crate::policy::command::split(command).ok()?;
-    let verbose = per_test_argv(&argv)?;
+    let verbose = per_test_argv(&argv, cwd)?;
     (verbose != argv)
         .then(|| shlex::try_join(verbose.iter().map(String::as_str)).ok())
         .flatten()
 }
 
-fn per_test_argv(argv: &[String]) -> Option<Vec<String>> {
-    if let Some(django) = crate::testreport::django::recognise(argv) {
+fn per_test_argv(argv: &[String], cwd: &std::path::Path) -> Option<Vec<String>> {
+    if let Some(django) = crate::testreport::django::recognise_in(argv, cwd) {
         return django_per_test(argv, &django);
     }
     // The tool after a launcher (`npx jest`, `pnpm exec vitest`).
@@ -211,9 +211,24 @@ mod tests {
             ),
             ("python manage.py test --verbosity=2", None),
             ("python repro.py a.b", None),
+            // A project's own runner script under Django's name takes its own arguments.
+            ("python other/runtests.py a.b", None),
         ];
+        let dir = tempfile::tempdir().unwrap();
+        for (script, text) in [
+            ("tests/runtests.py", "import django\n"),
+            ("other/runtests.py", "import unittest\n"),
+        ] {
+            let path = dir.path().join(script);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
         for (command, expected) in cases {
-            assert_eq!(per_test_command(command).as_deref(), expected, "{command}");
+            assert_eq!(
+                per_test_command(command, dir.path()).as_deref(),
+                expected,
+                "{command}"
+            );
         }
     }
 }

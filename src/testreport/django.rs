@@ -90,6 +90,20 @@ pub(crate) fn recognise(argv: &[String]) -> Option<Django> {
     })
 }
 
+/// [`recognise`], with a `runtests.py` counted as Django's only when the script at `cwd`
+/// mentions Django: a project's own `runtests.py` takes its own arguments (Django's `-v 2`
+/// would be read as a label there).
+pub(crate) fn recognise_in(argv: &[String], cwd: &std::path::Path) -> Option<Django> {
+    let django = recognise(argv)?;
+    let script = argv[..django.first_arg].last()?;
+    if crate::policy::command::basename(script) != "runtests.py" {
+        return Some(django);
+    }
+    let text = std::fs::read(cwd.join(script)).ok()?;
+    let text = String::from_utf8_lossy(&text).to_ascii_lowercase();
+    text.contains("django").then_some(django)
+}
+
 /// `python`, `python3`, `python3.12`.
 fn is_python(program: &str) -> bool {
     program

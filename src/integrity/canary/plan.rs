@@ -160,7 +160,7 @@ pub(crate) fn plan(
     let tree = Tree::open(root, skip);
     let scratch = &tree;
     let format = before.map(|r| r.format.as_str());
-    let invocation = super::runner::invocation(argv, format).ok_or_else(|| {
+    let invocation = super::runner::invocation(argv, format, root).ok_or_else(|| {
         "the reproduction names no test runner efix can point at canary files".to_owned()
     })?;
     let runner = invocation.runner;

@@ -62,7 +62,11 @@ fn program(arg: &str) -> &str {
 
 /// Read a reproduction argv as a runner invocation; `None` when it names no runner efix can
 /// point at canary files (`npm test`, `make test`, a shell script).
-pub(crate) fn invocation(argv: &[String], format: Option<&str>) -> Option<Invocation> {
+pub(crate) fn invocation(
+    argv: &[String],
+    format: Option<&str>,
+    root: &std::path::Path,
+) -> Option<Invocation> {
     let split = |at: usize, runner: Runner| Invocation {
         runner,
         prefix: argv[..=at].to_vec(),
@@ -71,7 +75,7 @@ pub(crate) fn invocation(argv: &[String], format: Option<&str>) -> Option<Invoca
         base: String::new(),
     };
     // A script named `runtests.py` may be anything: it is Django's when it printed unittest.
-    if let Some(django) = crate::testreport::django::recognise(argv)
+    if let Some(django) = crate::testreport::django::recognise_in(argv, root)
         && format == Some("unittest")
     {
         return Some(Invocation {
@@ -553,12 +557,28 @@ fn name_filter(flag: &str, selection: &Selection) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A repository whose `tests/runtests.py` is Django's.
+    fn root() -> &'static std::path::Path {
+        static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+        ROOT.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+            std::fs::write(dir.path().join("tests/runtests.py"), "import django\n").unwrap();
+            dir
+        })
+        .path()
+    }
+
+    fn test_invocation(argv: &[String], format: Option<&str>) -> Option<Invocation> {
+        invocation(argv, format, root())
+    }
+
     fn argv(text: &str) -> Vec<String> {
         text.split_whitespace().map(str::to_owned).collect()
     }
 
     fn command(repro: &str, format: Option<&str>, selection: Selection) -> String {
-        invocation(&argv(repro), format)
+        test_invocation(&argv(repro), format)
             .map(|i| i.command(&selection).join(" "))
             .unwrap_or_default()
     }
@@ -612,14 +632,14 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let django = invocation(&argv("python site/manage.py test polls"), Some("unittest"));
+        let django = test_invocation(&argv("python site/manage.py test polls"), Some("unittest"));
         assert_eq!(
             django.map(|i| (i.runner, i.base)),
             Some((Runner::Django, "site".to_owned()))
         );
         // A `runtests.py` whose output is not unittest's is not Django's.
         assert_eq!(
-            invocation(&argv("python runtests.py"), Some("pytest")),
+            test_invocation(&argv("python runtests.py"), Some("pytest")),
             None
         );
     }
@@ -687,6 +707,6 @@ mod tests {
             ),
             "node test/trim.js"
         );
-        assert_eq!(invocation(&argv("npm test"), None), None);
+        assert_eq!(test_invocation(&argv("npm test"), None), None);
     }
 }

@@ -48,7 +48,7 @@ enum Whole {
 /// `None` when the runner is unknown; a `whole` equal to `argv` when the reproduction already
 /// runs the whole suite.
 pub(crate) fn derive(argv: &[String], root: &Path) -> Option<Derived> {
-    if let Some(django) = crate::testreport::django::recognise(argv) {
+    if let Some(django) = crate::testreport::django::recognise_in(argv, root) {
         return Some(super::django::derive(argv, &django, root));
     }
     let (launcher, tool) = split_launcher(argv)?;

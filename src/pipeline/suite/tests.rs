@@ -287,6 +287,7 @@ fn django_runs_the_whole_suite_then_the_app_label_then_the_modules() {
         "polls/__init__.py",
         "polls/tests/test_views.py",
     ]);
+    std::fs::write(dir.path().join("tests/runtests.py"), "import django\n").unwrap();
     assert_eq!(
         forms_in(
             dir.path(),
