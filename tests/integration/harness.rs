@@ -495,6 +495,8 @@ pub fn stable(text: &str, paths: &[&Path]) -> String {
         ),
         (r"(?m)^- missing: .*\n", ""),
         (r"rustc/[0-9a-f]+/", "rustc/[HASH]/"),
+        // Cargo waits for a lock another test's cargo holds, or does not.
+        (r"(?m)^\s*Blocking waiting for file lock on [^\n]*\n", ""),
     ];
     for (pattern, replacement) in rules {
         out = regex::Regex::new(pattern)
