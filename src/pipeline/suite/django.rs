@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::known::{Derived, unittest_module};
+use super::derived::{Derived, unittest_module};
 use crate::testreport::django::{Django, SELECTORS, options_and_labels, without};
 
 /// The forms of a Django reproduction's argv, read against the repository at `root`.

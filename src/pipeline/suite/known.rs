@@ -23,19 +23,7 @@ use super::options::{
 };
 use std::path::Path;
 
-/// What the pipeline may run to guard against regressions, derived from the reproduction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Derived {
-    /// The whole suite of the reproduction's runner.
-    pub whole: Vec<String>,
-    /// The same runner on the test directory that holds the reproduction's tests, with only
-    /// the options the runner needs; `None` when it would be the whole suite or the
-    /// reproduction itself.
-    pub root: Option<Vec<String>>,
-    /// The reproduction's own files or targets; `None` when there is none narrower than the
-    /// whole suite that is not the reproduction itself.
-    pub narrow: Option<Vec<String>>,
-}
+pub(crate) use super::derived::{Derived, unittest_module};
 
 /// A whole suite: the reproduction's tool with other arguments (run under the same launcher),
 /// or a complete command of its own (the package's `npm test`).
@@ -316,23 +304,6 @@ fn unittest(argv: &[String], root: &Path) -> (Vec<String>, Option<Vec<String>>) 
         i += 1;
     }
     (whole, narrowed.then_some(narrow))
-}
-
-/// The module part of a unittest id (`tests.test_a.TestA.test_b` → `tests.test_a`): the
-/// longest dotted prefix that names a file under `root`; file paths stay as they are.
-pub(super) fn unittest_module(id: &str, root: &Path) -> String {
-    if id.ends_with(".py") || id.contains('/') {
-        return id.to_owned();
-    }
-    let parts: Vec<&str> = id.split('.').collect();
-    (1..=parts.len())
-        .rev()
-        .map(|n| parts[..n].join("."))
-        .find(|module| {
-            root.join(format!("{}.py", module.replace('.', "/")))
-                .is_file()
-        })
-        .unwrap_or_else(|| id.to_owned())
 }
 
 /// `go test [flags] [packages]` → every package of the module; narrow: the packages given,

@@ -10,6 +10,7 @@
 //!
 //! This module only computes argv; it runs nothing and decides nothing about results.
 
+mod derived;
 mod django;
 mod forms;
 mod known;
