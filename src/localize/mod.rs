@@ -20,6 +20,7 @@ mod names;
 mod phrases;
 mod rank;
 mod reach;
+mod related;
 mod resolve;
 mod search;
 mod strings;
@@ -29,10 +30,13 @@ mod tree;
 #[cfg(test)]
 mod follow_tests;
 #[cfg(test)]
+mod related_tests;
+#[cfg(test)]
 mod tests;
 
 pub use candidate::Candidate;
 pub(crate) use extract::strip_ansi;
 pub use extract::{Location, extract_locations};
 pub use rank::localize;
+pub use related::{Related, Selection, related_tests};
 pub use target::{Repository, Target, Targets, list_files};
