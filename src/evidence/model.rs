@@ -313,6 +313,11 @@ pub enum Purpose {
     /// A derived suite form's (or the reproduction's) tests listed by its runner, without
     /// running them (`pytest --collect-only -q`), to estimate what running it would cost.
     SuiteListing,
+    /// The tests related to the change (those whose imports reach a file it modifies) with
+    /// only the change's test hunks applied: the related form's baseline.
+    RelatedBaseline,
+    /// The tests related to the change with the whole change applied.
+    RelatedFixed,
 }
 
 /// The policy decision on a command.
@@ -572,6 +577,10 @@ pub struct Round {
     pub prevent: Option<Prevent>,
     #[serde(default)]
     pub prove: Option<Prove>,
+    /// With a derived suite narrower than the runner's whole suite: the tests outside it that
+    /// reach the files the change touches, run before and after the change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<RelatedSuite>,
     /// Blocking issues handed back to the engine.
     pub issues: Vec<Issue>,
     pub verdict: RoundVerdict,
@@ -690,6 +699,55 @@ pub struct Prevent {
     pub guard: Option<Guard>,
     /// Why the guard did or did not hold.
     pub detail: String,
+}
+
+/// The related form of a round: the test files whose imports reach a file the change
+/// modifies, left out of the suite the proof runs, run in one invocation of the
+/// reproduction's runner with only the change's test side (baseline) and with the whole
+/// change (`prove.related-suite`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RelatedSuite {
+    /// The files the change modifies that are not tests: what the selected tests reach.
+    pub changed: Vec<String>,
+    /// The test files selected, each with the changed file it reaches and how.
+    pub selected: Vec<RelatedTest>,
+    /// Test files that reach a changed file but are left out because the suite the proof
+    /// already runs holds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub already_run: Vec<String>,
+    /// How many test files were searched.
+    pub searched: u64,
+    /// Whether a bound of the search (depth, files, reads) cut part of it short.
+    pub bounded: bool,
+    /// The command that runs the selected tests; absent when none was built.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// What running it was estimated to cost, when its runner lists its tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<SuiteEstimate>,
+    /// Id of its run with only the change's test side applied.
+    #[serde(default)]
+    pub baseline: Option<usize>,
+    /// Whether that run is a baseline; absent when it was not run.
+    #[serde(default)]
+    pub verdict: Option<BaselineVerdict>,
+    /// Id of its run with the whole change (Prove).
+    #[serde(default)]
+    pub fixed: Option<usize>,
+    /// What happened, in words.
+    pub detail: String,
+}
+
+/// A test file of the related form and why it was selected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RelatedTest {
+    pub test: String,
+    /// The changed file its imports reach.
+    pub reaches: String,
+    /// The files from the test to the changed file, both included, each importing the next.
+    pub chain: Vec<String>,
 }
 
 /// The Prove phase of a round.

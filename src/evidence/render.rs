@@ -243,6 +243,7 @@ fn summary(out: &mut String, evidence: &Evidence) {
         out.push_str("\nThis was a dry run: the change was not left applied.\n");
     }
     super::render_scope::narrowed(out, evidence);
+    super::render_scope::related(out, evidence);
     out.push('\n');
 }
 
@@ -269,6 +270,13 @@ fn proof(out: &mut String, evidence: &Evidence) {
                 let label = format!("suite `{}`, with this change", cell(&record.command));
                 rows.extend(row(evidence, *id, &label));
             }
+        }
+        let related = proven_round(evidence).and_then(|r| r.related.as_ref());
+        if let Some(id) = related.and_then(|r| r.fixed)
+            && let Some(record) = evidence.command(id)
+        {
+            let label = format!("related tests `{}`, with this change", cell(&record.command));
+            rows.extend(row(evidence, id, &label));
         }
     }
     super::text::table(out, &["run", "exit", "duration", "tests"], &rows);

@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 
 use super::check::{CheckRecord, Weakness};
-use super::model::{BaselineVerdict, Evidence, Status, SuiteChoice, SuiteFormKind};
+use super::model::{
+    BaselineVerdict, Evidence, RelatedSuite, Status, SuiteChoice, SuiteFormKind,
+};
 use super::text::{duration, one_line};
 
 /// The derived suite's choice, when there was one to make.
@@ -215,5 +217,78 @@ fn kind_name(kind: SuiteFormKind) -> &'static str {
         SuiteFormKind::NoSelector => "the program with no test selector",
         SuiteFormKind::WiderSelector => "a wider test selector",
         SuiteFormKind::ReproductionFiles => "the reproduction's files",
+    }
+}
+
+/// Selected test files listed in the body; the rest are counted.
+const RELATED_LISTED: usize = 20;
+
+/// The related form of the round the body shows (the proven one, else the last that built
+/// one): which test files were selected and the changed file each reaches, and whether they
+/// ran.
+pub(super) fn related(out: &mut String, evidence: &Evidence) {
+    let round = match &evidence.fix {
+        Some(fix) => evidence.rounds.iter().find(|r| r.number == fix.round),
+        None => evidence.rounds.iter().rev().find(|r| r.related.is_some()),
+    };
+    let Some(related) = round.and_then(|r| r.related.as_ref()) else {
+        return;
+    };
+    // A paragraph of its own, however the one before it ended.
+    let lead = if out.ends_with("\n\n") {
+        "**Tests related to the change:**"
+    } else {
+        "\n**Tests related to the change:**"
+    };
+    let Some(command) = &related.command else {
+        let _ = writeln!(out, "{lead} none run: {}.", one_line(&related.detail));
+        return;
+    };
+    let runs = match (related.baseline, related.fixed) {
+        (Some(before), Some(after)) => {
+            format!("ran with only the change's tests (#{before}) and with the whole change (#{after})")
+        }
+        _ => one_line(&related.detail),
+    };
+    let _ = writeln!(
+        out,
+        "{lead} `{}` {runs}; it runs the test files outside the suite the proof runs whose \
+         imports reach a file the change modifies:",
+        one_line(command)
+    );
+    for test in related.selected.iter().take(RELATED_LISTED) {
+        let chain: Vec<String> = test.chain.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            out,
+            "- `{}` reaches `{}` ({})",
+            test.test,
+            test.reaches,
+            chain.join(" → ")
+        );
+    }
+    let more = related.selected.len().saturating_sub(RELATED_LISTED);
+    if more > 0 {
+        let _ = writeln!(out, "- and {more} more (`evidence.json`, `rounds[].related`)");
+    }
+    notes(out, related);
+}
+
+/// What else a reader of the related form needs: tests left out because the proof's suite
+/// runs them, and a search cut short by its bounds.
+fn notes(out: &mut String, related: &RelatedSuite) {
+    if !related.already_run.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} more test file(s) reach the change and are run by the proof's suite already.",
+            related.already_run.len()
+        );
+    }
+    if related.bounded {
+        let _ = writeln!(
+            out,
+            "\nThe search stopped at its bounds ({} test files searched): a test that reaches \
+             the change further than that may be missing.",
+            related.searched
+        );
     }
 }

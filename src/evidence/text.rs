@@ -56,6 +56,8 @@ pub(super) fn purpose_name(purpose: Purpose) -> &'static str {
         Purpose::FixedReproduction => "reproduction, with fix",
         Purpose::FixedSuite => "suite, with fix",
         Purpose::Canary => "canaries, with fix",
+        Purpose::RelatedBaseline => "related tests, test changes only",
+        Purpose::RelatedFixed => "related tests, with fix",
     }
 }
 

@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use super::imports::imports;
+use super::resolve::is_test_path;
 use super::tree::Tree;
 
 /// Import chains are followed this deep (a test importing the changed file is 1).
@@ -36,6 +37,8 @@ pub struct Related {
 /// What a search found, and whether a bound cut it short.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
+    /// The changed files that are not tests: what the tests are searched for.
+    pub changed: Vec<String>,
     pub tests: Vec<Related>,
     /// How many test files were searched.
     pub searched: usize,
@@ -44,8 +47,8 @@ pub struct Selection {
     pub bounded: bool,
 }
 
-/// The test files among `tracked` (those `is_test` accepts) whose imports reach one of
-/// `changed`, in tracked order.
+/// The test files among `tracked` (those `is_test` accepts) whose imports reach one of the
+/// files of `changed` that are not tests, in tracked order.
 pub fn related_tests(
     root: &Path,
     tracked: &[String],
@@ -55,9 +58,17 @@ pub fn related_tests(
     let tree = Tree::new(root, tracked, &[]).with_max_reads(MAX_READS);
     let changed: HashSet<&str> = changed
         .iter()
+        .filter(|path| !is_test_path(path))
         .filter_map(|path| tree.tracked(path))
         .collect();
-    let mut out = Selection::default();
+    let mut out = Selection {
+        changed: tracked
+            .iter()
+            .filter(|path| changed.contains(path.as_str()))
+            .cloned()
+            .collect(),
+        ..Selection::default()
+    };
     if changed.is_empty() {
         return out;
     }

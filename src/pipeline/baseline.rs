@@ -115,7 +115,7 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
             }
             if let Some(rate) = rate.flatten() {
                 let left = share.saturating_sub(spent).min(limit);
-                let Some((took, found)) = estimate_form(ctx, &listing, left, rate)? else {
+                let Some((took, found)) = estimate_form(ctx, &listing, left, rate, None)? else {
                     return Ok(None);
                 };
                 spent += took;
@@ -207,8 +207,9 @@ fn estimate_form(
     listing: &Listing,
     limit: Duration,
     rate: Rate,
+    round: Option<u32>,
 ) -> Result<Option<(Duration, Option<Estimated>)>, PipelineError> {
-    let Some((took, listed)) = list(ctx, listing, limit)? else {
+    let Some((took, listed)) = list(ctx, listing, limit, round)? else {
         return Ok(None);
     };
     let found = listed.map(|listed| {
@@ -228,21 +229,28 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Run a listing within `limit`: the time it took and its count. `None` when the run must
-/// stop; no count when the listing named nothing (it failed, or its runner printed no list).
+/// Run a listing within `limit` (recorded in Reproduce, or in Prevent for a fix round's
+/// related form): the time it took and its count. `None` when the run must stop; no count
+/// when the listing named nothing (it failed, or its runner printed no list).
 fn list(
     ctx: &mut Ctx<'_>,
     listing: &Listing,
     limit: Duration,
+    round: Option<u32>,
 ) -> Result<Option<(Duration, Option<Listed>)>, PipelineError> {
     let Ok(command) = shlex::try_join(listing.argv.iter().map(String::as_str)) else {
         return Ok(Some((Duration::ZERO, None)));
     };
+    let phase = if round.is_some() {
+        Phase::Prevent
+    } else {
+        Phase::Reproduce
+    };
     let id = ctx.run_command_within(
         &command,
-        Phase::Reproduce,
+        phase,
         Purpose::SuiteListing,
-        None,
+        round,
         Some(limit),
     )?;
     ctx.restore()?;
@@ -285,7 +293,30 @@ fn measure_rate(
     let Some(record) = ctx.evidence.command(run) else {
         return Ok(Some(None));
     };
-    let units = record.tests.as_ref().map_or(0, |report| match form.unit {
+    let units = units(record, form.unit);
+    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
+    let own = own_listing(record, form.unit);
+    let (Some(own), true) = (own, units > 0) else {
+        return Ok(Some(None));
+    };
+    // Measuring the rate is the reproduction's cost, not a form's: it takes none of their share.
+    let Some((_, listed)) = list(ctx, &own, limit, None)? else {
+        return Ok(None);
+    };
+    Ok(Some(listed.map(|listed| {
+        Rate {
+            reproduction: run,
+            per_unit_us: ran_ms
+                .saturating_sub(listed.duration_ms)
+                .saturating_mul(1000)
+                / units,
+        }
+    })))
+}
+
+/// How many units of `unit` the reproduction's run `record` names.
+fn units(record: &CommandRecord, unit: ListedUnit) -> u64 {
+    record.tests.as_ref().map_or(0, |report| match unit {
         ListedUnit::Tests => report.passed + report.failed + report.skipped,
         ListedUnit::TestFiles => {
             let mut files: Vec<&str> = report
@@ -297,27 +328,64 @@ fn measure_rate(
             files.dedup();
             files.len().max(1) as u64
         }
-    });
-    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
-    let own = crate::policy::command::split(&record.command)
+    })
+}
+
+/// The reproduction's own listing, when it counts `unit`.
+fn own_listing(record: &CommandRecord, unit: ListedUnit) -> Option<Listing> {
+    crate::policy::command::split(&record.command)
         .ok()
         .and_then(|argv| super::suite::listing(&argv))
-        .filter(|own| own.unit == form.unit);
-    let (Some(own), true) = (own, units > 0) else {
+        .filter(|own| own.unit == unit)
+}
+
+/// The rate measured before the fix, read back from the evidence: the reproduction's first
+/// run and its own listing's recorded run. `None` when none was measured.
+fn recorded_rate(ctx: &Ctx<'_>, unit: ListedUnit) -> Option<Rate> {
+    let run = ctx.evidence.reproduction.as_ref()?.runs.first().copied()?;
+    let record = ctx.evidence.command(run)?;
+    let own = own_listing(record, unit)?;
+    let command = shlex::try_join(own.argv.iter().map(String::as_str)).ok()?;
+    let listed = ctx.evidence.commands.iter().find(|c| {
+        c.purpose == Purpose::SuiteListing && c.round.is_none() && c.command == command
+    })?;
+    let outcome = listed.outcome.as_ref().filter(|o| !o.timed_out)?;
+    own.count(&outcome.stdout)?;
+    let units = units(record, unit);
+    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
+    (units > 0).then(|| Rate {
+        reproduction: run,
+        per_unit_us: ran_ms
+            .saturating_sub(outcome.duration_ms)
+            .saturating_mul(1000)
+            / units,
+    })
+}
+
+/// A fix round's related form estimated before it runs, at the rate measured on the
+/// reproduction before the fix: the estimate, and why it is not run when it is over `limit`.
+/// `None` when the run must stop; `Some(None)` when it cannot be estimated (its runner lists
+/// nothing, or no rate was measured). The listing leaves the tree restored.
+pub(crate) fn estimate_related(
+    ctx: &mut Ctx<'_>,
+    argv: &[String],
+    limit: Duration,
+    round: u32,
+) -> Result<Option<Option<(SuiteEstimate, Option<String>)>>, PipelineError> {
+    let Some(listing) = super::suite::listing(argv) else {
         return Ok(Some(None));
     };
-    // Measuring the rate is the reproduction's cost, not a form's: it takes none of their share.
-    let Some((_, listed)) = list(ctx, &own, limit)? else {
+    let Some(rate) = recorded_rate(ctx, listing.unit) else {
+        return Ok(Some(None));
+    };
+    let Some((_, found)) = estimate_form(ctx, &listing, limit, rate, Some(round))? else {
         return Ok(None);
     };
-    Ok(Some(listed.map(|listed| {
-        Rate {
-            reproduction: run,
-            per_unit_us: ran_ms
-                .saturating_sub(listed.duration_ms)
-                .saturating_mul(1000)
-                / units,
-        }
+    let limit_ms = millis(limit);
+    Ok(Some(found.map(|(estimate, listed)| {
+        let over = (estimate.estimate_ms > limit_ms)
+            .then(|| over_estimate(&estimate, listed, rate, limit_ms));
+        (estimate, over)
     })))
 }
 

@@ -212,6 +212,7 @@ pub(crate) fn new_round(number: u32) -> Round {
         checks: Vec::new(),
         prevent: None,
         prove: None,
+        related: None,
         issues: Vec::new(),
         verdict: RoundVerdict::Rejected,
     }

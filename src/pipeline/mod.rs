@@ -33,6 +33,7 @@ mod localize;
 mod options;
 mod prevent;
 mod prove;
+mod related;
 mod reproduce;
 mod run;
 mod scratch;

@@ -37,12 +37,20 @@ pub(crate) fn run(
 ) -> Result<Option<Proof>, PipelineError> {
     ctx.reporter.info("prove: running with the whole change");
     let command = ctx.command.clone();
-    let batch = std::iter::once((command, Purpose::FixedReproduction)).chain(
-        ctx.suites
-            .clone()
-            .into_iter()
-            .map(|s| (s, Purpose::FixedSuite)),
-    );
+    // The tests related to the change run last, after the suites, when their baseline held.
+    let related = super::related::planned(round);
+    let batch = std::iter::once((command, Purpose::FixedReproduction))
+        .chain(
+            ctx.suites
+                .clone()
+                .into_iter()
+                .map(|s| (s, Purpose::FixedSuite)),
+        )
+        .chain(
+            related
+                .as_ref()
+                .map(|(command, _)| (command.clone(), Purpose::RelatedFixed)),
+        );
     let Some(ids) = ctx.run_batch(batch, Phase::Prove, Some(number))? else {
         ctx.restore()?;
         round.verdict = RoundVerdict::Stopped;
@@ -58,8 +66,12 @@ pub(crate) fn run(
         return Ok(None);
     }
     let reproduction = ids[0];
+    let related = related.and_then(|(_, baseline)| Some((baseline, ids.pop()?)));
     let suites = ids[1..].to_vec();
-    let (table, mut issues) = judge(ctx, reproduction, &suites, round);
+    if let (Some(record), Some((_, fixed))) = (round.related.as_mut(), related) {
+        record.fixed = Some(fixed);
+    }
+    let (table, mut issues) = judge(ctx, reproduction, &suites, related, round);
     // Canaries only for a change that passed: they tell a cheat from a fix, not a failure.
     if issues.is_empty() {
         let Some(canary_issues) = super::canary::run(ctx, number, changes, round)? else {
@@ -87,6 +99,7 @@ fn judge(
     ctx: &Ctx<'_>,
     fixed_repro: usize,
     fixed_suites: &[usize],
+    related: Option<(usize, usize)>,
     round: &mut Round,
 ) -> (TestTable, Vec<Issue>) {
     let evidence = &ctx.evidence;
@@ -107,6 +120,9 @@ fn judge(
             baselines.get(i).and_then(|b| evidence.command(*b)),
             evidence.command(*id),
         ));
+    }
+    if let Some((before, after)) = related {
+        pairs.push((evidence.command(before), evidence.command(after)));
     }
     let table = table(&pairs);
 
@@ -137,10 +153,7 @@ fn judge(
             .any(|form| form.command == record.origin_command());
         let baseline = baselines.get(i).and_then(|b| evidence.command(*b));
         let ok = if is_derived {
-            // A derived suite may have failures that predate the fix; it must not gain any.
-            let newly = self::table(&[(baseline, Some(record))]).newly_failing;
-            newly.is_empty()
-                && (record.tests.is_some() || !baseline.is_some_and(passes) || passes(record))
+            gains_no_failure(baseline, record)
         } else {
             passes(record)
         };
@@ -156,6 +169,23 @@ fn judge(
         ));
         if !ok {
             issues.push(failure_issue(id_name, "a test suite", record));
+        }
+    }
+    if let Some((before, after)) = related
+        && let Some(record) = evidence.command(after)
+    {
+        let ok = gains_no_failure(evidence.command(before), record);
+        round.checks.push(check(
+            "prove.related-suite",
+            ok,
+            &format!("`{}` {}", record.command, pass_text(record)),
+        ));
+        if !ok {
+            issues.push(failure_issue(
+                "prove.related-suite",
+                "the related form",
+                record,
+            ));
         }
     }
     let newly_ok = table.newly_failing.is_empty();
@@ -182,6 +212,14 @@ fn judge(
     round.checks.extend(checks);
     issues.extend(found);
     (table, issues)
+}
+
+/// Whether a derived or related run gained no failure over its baseline: failures that
+/// predate the fix may stay; a run whose tests are not understood must pass if its baseline
+/// did.
+fn gains_no_failure(baseline: Option<&CommandRecord>, record: &CommandRecord) -> bool {
+    let newly = table(&[(baseline, Some(record))]).newly_failing;
+    newly.is_empty() && (record.tests.is_some() || !baseline.is_some_and(passes) || passes(record))
 }
 
 /// The before/after table over pairs of (before, after) records.

@@ -129,12 +129,20 @@ pub fn verify(
         ),
         (
             "base + test changes",
-            &[Purpose::TestsOnlyReproduction, Purpose::TestsOnlySuite],
+            &[
+                Purpose::TestsOnlyReproduction,
+                Purpose::TestsOnlySuite,
+                Purpose::RelatedBaseline,
+            ],
             Some(&split.tests_only),
         ),
         (
             "base + patch",
-            &[Purpose::FixedReproduction, Purpose::FixedSuite],
+            &[
+                Purpose::FixedReproduction,
+                Purpose::FixedSuite,
+                Purpose::RelatedFixed,
+            ],
             Some(&changes),
         ),
     ];
@@ -240,7 +248,7 @@ fn rerun(
     let observed = describe(rerun.succeeded(), rerun.tests.as_ref());
     let same_class = match record.purpose {
         // Proof runs claim a pass in the strict sense.
-        Purpose::FixedReproduction | Purpose::FixedSuite => {
+        Purpose::FixedReproduction | Purpose::FixedSuite | Purpose::RelatedFixed => {
             prove::passes(record) == prove::passes(&rerun)
         }
         _ => record.succeeded() == rerun.succeeded(),

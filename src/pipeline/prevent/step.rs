@@ -88,6 +88,11 @@ pub(crate) fn run(
         ctx.restore()?;
         patch::write_changes(&ctx.root, changes)?;
     }
+    // The tests related to the change, with only its test side (the original source when it
+    // has none): their baseline, when the proof's suite is narrower than the whole suite.
+    if !super::super::related::baseline(ctx, number, changes, &split, round)? {
+        return Ok(None);
+    }
     Ok(Some(TestsOnly { split, runs }))
 }
 

@@ -16,6 +16,7 @@ mod forms;
 mod known;
 mod listing;
 mod options;
+mod related;
 mod root;
 mod widen;
 
@@ -24,3 +25,4 @@ mod tests;
 
 pub(crate) use forms::{Derivation, Form, derive};
 pub(crate) use listing::{Listing, listing};
+pub(crate) use related::runner as related_runner;

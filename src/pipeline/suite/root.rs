@@ -93,12 +93,30 @@ fn go_dir(dir: &str) -> Vec<String> {
 /// none or the reproduction names no test inside a directory of `root`.
 pub(super) fn form(program: &str, tool: &[String], root: &Path) -> Option<Vec<String>> {
     let sub = |at: usize| tool.get(at).map(String::as_str);
+    if matches!(program, "python" | "python3") && sub(1) == Some("-m") && sub(2) == Some("unittest")
+    {
+        return unittest(tool, root);
+    }
+    let runner = runner(program, tool)?;
+    let (mut out, directory) = needed(&runner, tool, root);
+    out.extend((runner.directory)(&directory?));
+    Some(out)
+}
+
+/// The same runner as the tool's argv, with only the options it needs, on `targets` (test
+/// files, or go packages): the related form. `None` for a runner with no root form here.
+pub(super) fn on_targets(program: &str, tool: &[String], targets: &[String]) -> Option<Vec<String>> {
+    let runner = runner(program, tool)?;
+    let (mut out, _) = needed(&runner, tool, Path::new(""));
+    out.extend(targets.iter().cloned());
+    Some(out)
+}
+
+fn runner(program: &str, tool: &[String]) -> Option<Runner> {
+    let sub = |at: usize| tool.get(at).map(String::as_str);
     let runner = match program {
         "pytest" | "py.test" => pytest(1),
         "python" | "python3" if sub(1) == Some("-m") && sub(2) == Some("pytest") => pytest(3),
-        "python" | "python3" if sub(1) == Some("-m") && sub(2) == Some("unittest") => {
-            return unittest(tool, root);
-        }
         "jest" => Runner {
             first_arg: 1,
             value_options: JEST_VALUE_OPTIONS,
@@ -129,7 +147,7 @@ pub(super) fn form(program: &str, tool: &[String], root: &Path) -> Option<Vec<St
         },
         _ => return None,
     };
-    build(&runner, tool, root)
+    Some(runner)
 }
 
 fn pytest(first_arg: usize) -> Runner {
@@ -142,8 +160,10 @@ fn pytest(first_arg: usize) -> Runner {
     }
 }
 
-fn build(runner: &Runner, tool: &[String], root: &Path) -> Option<Vec<String>> {
-    let mut out: Vec<String> = tool.get(..runner.first_arg)?.to_vec();
+/// The tool's argv up to its arguments with only the options the runner needs, and the test
+/// directory of the first path it names under `root`.
+fn needed(runner: &Runner, tool: &[String], root: &Path) -> (Vec<String>, Option<String>) {
+    let mut out: Vec<String> = tool[..runner.first_arg.min(tool.len())].to_vec();
     let mut at = runner.first_arg;
     if let Some(mode) = runner.mode
         && tool.get(at).map(String::as_str) == Some(mode)
@@ -178,8 +198,7 @@ fn build(runner: &Runner, tool: &[String], root: &Path) -> Option<Vec<String>> {
         }
         at += 1;
     }
-    out.extend((runner.directory)(&directory?));
-    Some(out)
+    (out, directory)
 }
 
 /// The top directory of the repository that holds the test a path or node id names
