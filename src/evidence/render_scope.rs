@@ -246,7 +246,7 @@ pub(super) fn related(out: &mut String, evidence: &Evidence) {
     };
     let runs = match (related.baseline, related.fixed) {
         (Some(before), Some(after)) => {
-            format!("ran with only the change's tests (#{before}) and with the whole change (#{after})")
+            format!("ran without the change's source side (#{before}) and with the whole change (#{after})")
         }
         _ => one_line(&related.detail),
     };

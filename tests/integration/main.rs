@@ -39,6 +39,7 @@ mod patch_fixtures;
 mod pipeline;
 mod publish;
 mod real_agents;
+mod related;
 mod runner;
 mod suites;
 mod triage;
