@@ -275,7 +275,10 @@ fn proof(out: &mut String, evidence: &Evidence) {
         if let Some(id) = related.and_then(|r| r.fixed)
             && let Some(record) = evidence.command(id)
         {
-            let label = format!("related tests `{}`, with this change", cell(&record.command));
+            let label = format!(
+                "related tests `{}`, with this change",
+                cell(&record.command)
+            );
             rows.extend(row(evidence, id, &label));
         }
     }

@@ -6,9 +6,7 @@
 use std::fmt::Write as _;
 
 use super::check::{CheckRecord, Weakness};
-use super::model::{
-    BaselineVerdict, Evidence, RelatedSuite, Status, SuiteChoice, SuiteFormKind,
-};
+use super::model::{BaselineVerdict, Evidence, RelatedSuite, Status, SuiteChoice, SuiteFormKind};
 use super::text::{duration, one_line};
 
 /// The derived suite's choice, when there was one to make.
@@ -246,7 +244,9 @@ pub(super) fn related(out: &mut String, evidence: &Evidence) {
     };
     let runs = match (related.baseline, related.fixed) {
         (Some(before), Some(after)) => {
-            format!("ran without the change's source side (#{before}) and with the whole change (#{after})")
+            format!(
+                "ran without the change's source side (#{before}) and with the whole change (#{after})"
+            )
         }
         _ => one_line(&related.detail),
     };
@@ -268,7 +268,10 @@ pub(super) fn related(out: &mut String, evidence: &Evidence) {
     }
     let more = related.selected.len().saturating_sub(RELATED_LISTED);
     if more > 0 {
-        let _ = writeln!(out, "- and {more} more (`evidence.json`, `rounds[].related`)");
+        let _ = writeln!(
+            out,
+            "- and {more} more (`evidence.json`, `rounds[].related`)"
+        );
     }
     notes(out, related);
 }

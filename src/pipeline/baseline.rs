@@ -246,13 +246,7 @@ fn list(
     } else {
         Phase::Reproduce
     };
-    let id = ctx.run_command_within(
-        &command,
-        phase,
-        Purpose::SuiteListing,
-        round,
-        Some(limit),
-    )?;
+    let id = ctx.run_command_within(&command, phase, Purpose::SuiteListing, round, Some(limit))?;
     ctx.restore()?;
     let Some(id) = id else {
         return Ok(None);

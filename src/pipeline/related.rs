@@ -15,8 +15,7 @@
 //! runner's listing is never run; the round records why either way.
 
 use crate::evidence::{
-    BaselineVerdict, Phase, Purpose, RelatedSuite, RelatedTest, Round, RoundVerdict,
-    SuiteFormKind,
+    BaselineVerdict, Phase, Purpose, RelatedSuite, RelatedTest, Round, RoundVerdict, SuiteFormKind,
 };
 use crate::integrity::guard::Split;
 use crate::patch::{self, FileChange};
@@ -86,8 +85,9 @@ pub(crate) fn baseline(
         if verdict == BaselineVerdict::Established {
             record.detail = format!("{}: {detail}", why(&record));
         } else {
-            ctx.reporter
-                .warn(&format!("the related tests `{command}` are not a baseline: {detail}"));
+            ctx.reporter.warn(&format!(
+                "the related tests `{command}` are not a baseline: {detail}"
+            ));
             record.detail = format!("dropped: {detail}");
         }
         record.verdict = Some(verdict);
@@ -141,9 +141,8 @@ fn select(ctx: &Ctx<'_>, changes: &[FileChange]) -> Option<(RelatedSuite, Option
         .unwrap_or_default();
     let tracked = ctx.snapshot.tracked_paths();
     let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
-    let found = crate::localize::related_tests(&ctx.root, &tracked, &paths, &|path| {
-        runner.accepts(path)
-    });
+    let found =
+        crate::localize::related_tests(&ctx.root, &tracked, &paths, &|path| runner.accepts(path));
     let (already, selected): (Vec<_>, Vec<_>) = found
         .tests
         .into_iter()

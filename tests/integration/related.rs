@@ -13,7 +13,8 @@ const WORDS_PY: &str = "def _words(text):\n    return text.split(\" \")\n\n\ndef
 /// benchmark tests at that rate) is over the budget and it is never run.
 const SLOW_TEST_WORDS_PY: &str = "import time\n\nfrom words import word_count\n\n\ndef test_single_spaces():\n    assert word_count(\"a b c\") == 3\n\n\ndef test_repeated_spaces():\n    time.sleep(3)\n    assert word_count(\"a  b\") == 2\n";
 /// A module outside the tests that uses the changed one.
-const GREETING_PY: &str = "from words import first_word\n\n\ndef initial(text):\n    return first_word(text)[0]\n";
+const GREETING_PY: &str =
+    "from words import first_word\n\n\ndef initial(text):\n    return first_word(text)[0]\n";
 /// A test outside the test directory the proof runs, reaching `words.py` through `greeting`.
 const OTHER_TEST_PY: &str = "from greeting.first import initial\n\n\ndef test_initial_keeps_its_case():\n    assert initial(\"Hello world\") == \"H\"\n";
 
@@ -54,8 +55,8 @@ fn issue_rules(evidence: &Value) -> Vec<String> {
 /// The PR body's paragraphs about what the proof covers: the narrowed suite and the related
 /// tests.
 fn scope_paragraphs(repo: &Repo) -> String {
-    let body = std::fs::read_to_string(repo.root.parent().unwrap().join("artifacts/pr-body.md"))
-        .unwrap();
+    let body =
+        std::fs::read_to_string(repo.root.parent().unwrap().join("artifacts/pr-body.md")).unwrap();
     let mut out = Vec::new();
     let mut inside = false;
     for line in body.lines() {
@@ -78,7 +79,11 @@ fn pytest_a_change_breaking_a_test_outside_the_test_root_is_refused_by_the_relat
     let before = repo.fingerprint();
     // Fixes the reproduction, but lowercases every word: `other/test_greeting.py` fails, and
     // the proof's suite (`pytest tests/`) does not hold it.
-    let (run, evidence) = run(&repo, PYTEST_REPRO, &words_fix("return text.lower().split()"));
+    let (run, evidence) = run(
+        &repo,
+        PYTEST_REPRO,
+        &words_fix("return text.lower().split()"),
+    );
     run.expect_code(1);
     assert_eq!(repo.fingerprint(), before);
     assert_eq!(
@@ -100,7 +105,10 @@ fn pytest_a_change_breaking_a_test_outside_the_test_root_is_refused_by_the_relat
     );
     assert_eq!(related["verdict"], "established");
     let baseline = related["baseline"].as_u64().unwrap() as usize;
-    assert_eq!(evidence["commands"][baseline]["purpose"], "related-baseline");
+    assert_eq!(
+        evidence["commands"][baseline]["purpose"],
+        "related-baseline"
+    );
     let fixed = related["fixed"].as_u64().unwrap() as usize;
     assert_eq!(evidence["commands"][fixed]["purpose"], "related-fixed");
     assert_eq!(
@@ -123,7 +131,10 @@ fn pytest_the_honest_fix_is_proven_with_the_related_tests_named_in_the_pr() {
         .iter()
         .map(|c| (c["id"].as_str().unwrap(), c["passed"].as_bool().unwrap()))
         .collect();
-    assert!(checks.contains(&("prove.related-suite", true)), "{checks:?}");
+    assert!(
+        checks.contains(&("prove.related-suite", true)),
+        "{checks:?}"
+    );
     // The benchmark directory does not import the change: it is not selected.
     assert_eq!(round["related"]["selected"].as_array().unwrap().len(), 1);
     insta::assert_snapshot!("pytest_related_scope", scope_paragraphs(&repo));

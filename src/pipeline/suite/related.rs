@@ -93,7 +93,10 @@ impl RelatedRunner {
         let name = path.rsplit('/').next().unwrap_or(path);
         let ext = name.rsplit_once('.').map_or("", |(_, ext)| ext);
         let dirs: Vec<&str> = path.split('/').rev().skip(1).collect();
-        let js = matches!(ext, "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts");
+        let js = matches!(
+            ext,
+            "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts"
+        );
         // Directories of data and helpers that sit beside the tests.
         let helper_dir = dirs.iter().any(|d| {
             matches!(
@@ -112,7 +115,9 @@ impl RelatedRunner {
             }
             Kind::Jest | Kind::Vitest => {
                 js && !helper_dir
-                    && (name.contains(".test.") || name.contains(".spec.") || dirs.contains(&"__tests__"))
+                    && (name.contains(".test.")
+                        || name.contains(".spec.")
+                        || dirs.contains(&"__tests__"))
             }
             Kind::Mocha | Kind::NodeTest | Kind::Tape => {
                 js && !helper_dir && crate::integrity::test_policy::is_test_path(path)
@@ -183,7 +188,10 @@ impl RelatedRunner {
             };
             match packages.iter_mut().find(|(d, _)| *d == dir) {
                 Some((_, targets)) => {
-                    if !targets.windows(target.len()).any(|w| w == target.as_slice()) {
+                    if !targets
+                        .windows(target.len())
+                        .any(|w| w == target.as_slice())
+                    {
                         targets.extend(target);
                     }
                 }
@@ -191,7 +199,10 @@ impl RelatedRunner {
             }
         }
         let selects_package = self.whole.iter().any(|a| {
-            matches!(a.as_str(), "-p" | "--package" | "--manifest-path" | "--workspace")
+            matches!(
+                a.as_str(),
+                "-p" | "--package" | "--manifest-path" | "--workspace"
+            )
         });
         let mut out = self.whole.clone();
         match packages.as_slice() {
@@ -224,19 +235,26 @@ impl RelatedRunner {
             }
             let arg = arg.split_once("::").map_or(arg.as_str(), |(path, _)| path);
             let arg = arg.trim_start_matches("./");
-            let arg = arg.strip_suffix("/...").unwrap_or(arg).trim_end_matches('/');
+            let arg = arg
+                .strip_suffix("/...")
+                .unwrap_or(arg)
+                .trim_end_matches('/');
             let mut paths = vec![arg.to_owned()];
             if (!arg.contains('/') && !arg.ends_with(".py") && arg.contains('.'))
                 || self.kind == Kind::Django
             {
-                paths.push(format!("{}{}", label_prefix(&self.labels), arg.replace('.', "/")));
+                paths.push(format!(
+                    "{}{}",
+                    label_prefix(&self.labels),
+                    arg.replace('.', "/")
+                ));
             }
             paths.iter().any(|path| {
                 !path.is_empty()
                     && (file == path
-                        || file.strip_prefix(path.as_str()).is_some_and(|rest| {
-                            rest.starts_with('/') || rest == ".py"
-                        }))
+                        || file
+                            .strip_prefix(path.as_str())
+                            .is_some_and(|rest| rest.starts_with('/') || rest == ".py"))
             })
         })
     }
@@ -254,7 +272,9 @@ fn label_prefix(dir: &str) -> String {
 /// The dotted module of a Python file relative to directory `base` (`tests/test_a.py` →
 /// `tests.test_a`); `None` outside it or for a name Python cannot import.
 fn module(path: &str, base: &str) -> Option<String> {
-    let rest = path.strip_prefix(&label_prefix(base))?.strip_suffix(".py")?;
+    let rest = path
+        .strip_prefix(&label_prefix(base))?
+        .strip_suffix(".py")?;
     rest.split('/')
         .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
         .then(|| rest.replace('/', "."))
@@ -289,7 +309,11 @@ fn package_name(root: &Path, dir: &str) -> Option<String> {
             continue;
         }
         if in_package && let Some(value) = line.strip_prefix("name") {
-            let value = value.trim_start().strip_prefix('=')?.trim().trim_matches('"');
+            let value = value
+                .trim_start()
+                .strip_prefix('=')?
+                .trim()
+                .trim_matches('"');
             return Some(value.to_owned());
         }
     }
@@ -304,4 +328,183 @@ fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(text: &str) -> Vec<String> {
+        shlex::split(text).unwrap()
+    }
+
+    /// A repository holding `files` (paths only matter, and a few contents).
+    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let abs = dir.path().join(path);
+            std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+            std::fs::write(abs, text).unwrap();
+        }
+        dir
+    }
+
+    fn command(repro: &str, root: &Path, tests: &[&str]) -> Option<String> {
+        let runner = runner(&argv(repro), root)?;
+        runner.command(tests, root).map(|argv| argv.join(" "))
+    }
+
+    #[test]
+    fn each_runner_gets_the_files_with_the_options_it_needs() {
+        let root = Path::new("/nonexistent");
+        let cases = [
+            (
+                "pytest -q -p no:cacheprovider tests/test_a.py::test_b",
+                vec!["other/test_c.py"],
+                "pytest -p no:cacheprovider other/test_c.py",
+            ),
+            (
+                "python -m pytest -k crlf tests/test_a.py",
+                vec!["a/test_x.py", "b/test_y.py"],
+                "python -m pytest a/test_x.py b/test_y.py",
+            ),
+            (
+                "python3 -m unittest -v tests.test_a.T.test_b",
+                vec!["other/test_c.py", "pkg/sub/test_d.py"],
+                "python3 -m unittest other.test_c pkg.sub.test_d",
+            ),
+            (
+                "npx jest --coverage=false -c jest.config.js tests/a.test.js -t x",
+                vec!["lib/__tests__/b.test.js"],
+                "npx jest -c jest.config.js lib/__tests__/b.test.js",
+            ),
+            (
+                "npx vitest run --reporter=dot tests/a.test.ts",
+                vec!["src/b.test.ts"],
+                "npx vitest run src/b.test.ts",
+            ),
+            (
+                "npx mocha -r ts-node/register test/a.spec.ts -g crlf",
+                vec!["lib/test/b.spec.ts"],
+                "npx mocha -r ts-node/register lib/test/b.spec.ts",
+            ),
+            (
+                "node --test --test-name-pattern=crlf test/a.test.js",
+                vec!["lib/b.test.js"],
+                "node --test lib/b.test.js",
+            ),
+            (
+                "go test -tags integration -run TestX ./pkg/a",
+                vec!["pkg/b/b_test.go", "pkg/b/c_test.go", "main_test.go"],
+                "go test -tags integration ./pkg/b .",
+            ),
+        ];
+        for (repro, tests, expected) in cases {
+            assert_eq!(
+                command(repro, root, &tests).as_deref(),
+                Some(expected),
+                "{repro}"
+            );
+        }
+    }
+
+    #[test]
+    fn django_labels_are_the_files_modules_under_the_label_directory() {
+        let dir = repo(&[("tests/runtests.py", "import django\n")]);
+        let repro = "python tests/runtests.py --parallel 1 auth_tests.test_validators.T.test_x";
+        assert_eq!(
+            command(
+                repro,
+                dir.path(),
+                &["tests/forms_tests/test_a.py", "tests/admin_views/tests.py"]
+            )
+            .as_deref(),
+            Some("python tests/runtests.py --parallel 1 forms_tests.test_a admin_views.tests")
+        );
+        let runner = runner(&argv(repro), dir.path()).unwrap();
+        // The app label the proof runs holds its files; another app's do not.
+        let form = argv("python tests/runtests.py --parallel 1 auth_tests");
+        assert!(runner.runs(&form, "tests/auth_tests/test_hashers.py"));
+        assert!(!runner.runs(&form, "tests/forms_tests/test_a.py"));
+        assert!(runner.accepts("tests/forms_tests/test_a.py"));
+        assert!(!runner.accepts("django/forms/fields.py"));
+    }
+
+    #[test]
+    fn cargo_runs_the_integration_targets_of_the_package_that_holds_them() {
+        let dir = repo(&[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"parser\", \"cli\"]\n",
+            ),
+            ("parser/Cargo.toml", "[package]\nname = \"text-parser\"\n"),
+            ("cli/Cargo.toml", "[package]\nname = \"cli\"\n"),
+        ]);
+        let repro = "cargo test -p text-parser crlf";
+        // `-p` already picks the package.
+        assert_eq!(
+            command(
+                repro,
+                dir.path(),
+                &["parser/tests/api.rs", "parser/src/tests.rs"]
+            )
+            .as_deref(),
+            Some("cargo test -p text-parser --no-fail-fast --test api --lib")
+        );
+        let repro = "cargo test crlf";
+        assert_eq!(
+            command(repro, dir.path(), &["parser/tests/api.rs"]).as_deref(),
+            Some("cargo test --no-fail-fast -p text-parser --test api")
+        );
+        assert_eq!(
+            command(
+                repro,
+                dir.path(),
+                &["parser/tests/api.rs", "cli/tests/run.rs"]
+            )
+            .as_deref(),
+            Some("cargo test --no-fail-fast -p text-parser -p cli --tests --lib")
+        );
+    }
+
+    #[test]
+    fn a_form_runs_the_files_under_the_paths_and_packages_it_names() {
+        let root = Path::new("/nonexistent");
+        let runner = runner(&argv("pytest tests/unit/test_a.py::test_b"), root).unwrap();
+        let form = argv("pytest tests/");
+        assert!(runner.runs(&form, "tests/unit/test_c.py"));
+        assert!(!runner.runs(&form, "other/test_c.py"));
+        // A directory's name is not a prefix of another's.
+        assert!(!runner.runs(&form, "tests_extra/test_c.py"));
+        let go = runner_for("go test -run X ./pkg/a");
+        assert!(go.runs(&argv("go test ./pkg/..."), "pkg/b/b_test.go"));
+        assert!(!go.runs(&argv("go test ./pkg/a"), "pkg/b/b_test.go"));
+        let unittest = runner_for("python -m unittest tests.test_a.T.t");
+        assert!(unittest.runs(
+            &argv("python -m unittest discover -s tests -t ."),
+            "tests/test_c.py"
+        ));
+        assert!(unittest.runs(&argv("python -m unittest tests.test_a"), "tests/test_a.py"));
+    }
+
+    fn runner_for(repro: &str) -> RelatedRunner {
+        runner(&argv(repro), Path::new("/nonexistent")).unwrap()
+    }
+
+    #[test]
+    fn test_files_are_those_each_runner_would_run() {
+        let pytest = runner_for("pytest tests/test_a.py");
+        assert!(pytest.accepts("pkg/tests/test_x.py"));
+        assert!(pytest.accepts("pkg/x_test.py"));
+        assert!(!pytest.accepts("tests/conftest.py"));
+        assert!(!pytest.accepts("tests/helpers.py"));
+        let jest = runner_for("npx jest tests/a.test.js");
+        assert!(jest.accepts("src/__tests__/x.js"));
+        assert!(jest.accepts("src/x.spec.ts"));
+        assert!(!jest.accepts("test/fixtures/x.test.js"));
+        assert!(!jest.accepts("src/x.js"));
+        let go = runner_for("go test ./...  -run X");
+        assert!(go.accepts("a/b_test.go"));
+        assert!(!go.accepts("a/b.go"));
+    }
 }

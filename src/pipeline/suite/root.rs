@@ -105,7 +105,11 @@ pub(super) fn form(program: &str, tool: &[String], root: &Path) -> Option<Vec<St
 
 /// The same runner as the tool's argv, with only the options it needs, on `targets` (test
 /// files, or go packages): the related form. `None` for a runner with no root form here.
-pub(super) fn on_targets(program: &str, tool: &[String], targets: &[String]) -> Option<Vec<String>> {
+pub(super) fn on_targets(
+    program: &str,
+    tool: &[String],
+    targets: &[String],
+) -> Option<Vec<String>> {
     let runner = runner(program, tool)?;
     let (mut out, _) = needed(&runner, tool, Path::new(""));
     out.extend(targets.iter().cloned());
