@@ -356,6 +356,9 @@ fn recorded_rate(ctx: &Ctx<'_>, unit: ListedUnit) -> Option<Rate> {
     })
 }
 
+/// A related form's estimate, and why it is not run when it is over its limit.
+pub(crate) type RelatedEstimate = (SuiteEstimate, Option<String>);
+
 /// A fix round's related form estimated before it runs, at the rate measured on the
 /// reproduction before the fix: the estimate, and why it is not run when it is over `limit`.
 /// `None` when the run must stop; `Some(None)` when it cannot be estimated (its runner lists
@@ -365,7 +368,7 @@ pub(crate) fn estimate_related(
     argv: &[String],
     limit: Duration,
     round: u32,
-) -> Result<Option<Option<(SuiteEstimate, Option<String>)>>, PipelineError> {
+) -> Result<Option<Option<RelatedEstimate>>, PipelineError> {
     let Some(listing) = super::suite::listing(argv) else {
         return Ok(Some(None));
     };
