@@ -36,7 +36,7 @@ def files():
         "app/__init__.py": "",
         "app/m0.py": 'def words(text):\n    return text.split(" ")\n',
         "tests/test_words.py": "import time\n\nfrom app.m0 import words\n\n\n"
-        "def test_repeated_spaces():\n    time.sleep(2)\n    assert len(words(\"a  b\")) == 2\n",
+        "def test_repeated_spaces():\n    time.sleep(0.3)\n    assert len(words(\"a  b\")) == 2\n",
         "bench/test_many.py": "import pytest\n\n\n@pytest.mark.parametrize(\"n\", range(300))\n"
         "def test_many(n):\n    assert n >= 0\n",
         "lone/__init__.py": "",
@@ -84,13 +84,17 @@ def main():
                               env=env, capture_output=True, text=True)
         wall = time.monotonic() - started
         evidence = json.load(open(os.path.join(artifacts, "evidence.json")))
-        ms = lambda c: (c.get("outcome") or {}).get("duration-ms", 0)
+        ms = lambda c: (c.get("outcome") or {}).get("duration_ms", (c.get("outcome") or {}).get("duration-ms", 0))
         related = evidence["rounds"][0].get("related") or {}
+        choice = evidence["reproduction"].get("suite-choice") or {}
+        for a in choice.get("attempts", []):
+            print(f"form `{a['command']}`: {a['verdict']}: {a['detail'][:160]}")
         ids = [i for i in [related.get("baseline"), related.get("fixed")] if i is not None]
         estimate = related.get("estimate") or {}
         if "listing" in estimate:
             ids.append(estimate["listing"])
-        added = [evidence["commands"][i] for i in sorted(ids)]
+        added = [c for c in evidence["commands"]
+                 if c["id"] in ids or c["purpose"] in ("related-baseline", "related-fixed")]
         every = sum(ms(c) for c in evidence["commands"])
         print(f"exit {done.returncode}, {len(evidence['commands'])} commands, wall {wall:.1f} s, "
               f"all commands {every / 1000:.1f} s")
@@ -102,6 +106,7 @@ def main():
             command = c["command"] if len(c["command"]) < 70 else c["command"][:67] + "..."
             print(f"| `{command}` | {c['purpose']} | {ms(c) / 1000:.2f} s |")
         print(f"| total added | | {sum(ms(c) for c in added) / 1000:.2f} s |")
+        print(f"related verdict: {related.get('verdict')}; {related.get('detail')}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

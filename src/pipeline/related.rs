@@ -58,6 +58,7 @@ pub(crate) fn baseline(
         }
     }
     let Some(command) = record.command.clone() else {
+        round.related = Some(record);
         return Ok(true);
     };
     ctx.reporter.info(&format!(
@@ -83,7 +84,11 @@ pub(crate) fn baseline(
         let limit_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
         let (verdict, detail) = super::baseline::judge(None, run, Some(limit_ms));
         if verdict == BaselineVerdict::Established {
-            record.detail = format!("{}: {detail}", why(&record));
+            let ran = run
+                .tests
+                .as_ref()
+                .map_or_else(|| "ran".to_owned(), |t| t.counts_text());
+            record.detail = format!("{}; before the change: {ran}", why(&record));
         } else {
             ctx.reporter.warn(&format!(
                 "the related tests `{command}` are not a baseline: {detail}"
