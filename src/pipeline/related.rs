@@ -154,9 +154,12 @@ fn select(ctx: &Ctx<'_>, changes: &[FileChange]) -> Option<(RelatedSuite, Option
         .partition(|r| runner.runs(&chosen_argv, &r.test));
     let files: Vec<&str> = selected.iter().map(|r| r.test.as_str()).collect();
     let argv = runner.command(&files, &ctx.root);
+    // Run with the runner's per-test output from the start: the proof needs the passing tests
+    // by name, and a terse run would be run again to get them.
     let command = argv
         .as_ref()
-        .and_then(|argv| shlex::try_join(argv.iter().map(String::as_str)).ok());
+        .and_then(|argv| shlex::try_join(argv.iter().map(String::as_str)).ok())
+        .map(|command| super::confirm::per_test_command(&command, &ctx.root).unwrap_or(command));
     let mut record = RelatedSuite {
         changed: found.changed,
         selected: selected
@@ -188,7 +191,10 @@ fn select(ctx: &Ctx<'_>, changes: &[FileChange]) -> Option<(RelatedSuite, Option
     } else {
         String::new()
     };
-    Some((record, command.and(argv)))
+    let argv = command
+        .as_deref()
+        .and_then(|c| crate::policy::command::split(c).ok());
+    Some((record, argv))
 }
 
 /// Why the selected tests run, in a few words.

@@ -93,7 +93,7 @@ fn pytest_a_change_breaking_a_test_outside_the_test_root_is_refused_by_the_relat
     let round = &evidence["rounds"][0];
     assert_eq!(round["verdict"], "proof-failed");
     let related = &round["related"];
-    assert_eq!(related["command"], "pytest other/test_greeting.py");
+    assert_eq!(related["command"], "pytest -rA other/test_greeting.py");
     assert_eq!(related["changed"], json!(["words.py"]));
     assert_eq!(
         related["selected"],
@@ -197,7 +197,10 @@ fn jest_a_change_breaking_a_test_outside_the_test_root_is_refused_by_the_related
     );
     let round = &evidence["rounds"][0];
     let related = &round["related"];
-    assert_eq!(related["command"], "npx jest lib/__tests__/title.test.js");
+    assert_eq!(
+        related["command"],
+        "npx jest lib/__tests__/title.test.js --verbose"
+    );
     assert_eq!(
         related["selected"][0]["chain"],
         json!(["lib/__tests__/title.test.js", "lib/index.js", "src/slug.js"])
