@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::ecosystems::run;
-use crate::harness::{Repo, npm_tools, stable};
+use crate::harness::{Efix, Repo, npm_tools, stable};
 
 const WORDS_PY: &str = "def _words(text):\n    return text.split(\" \")\n\n\ndef word_count(text):\n    return len(_words(text))\n\n\ndef first_word(text):\n    return _words(text)[0]\n";
 /// The reproduction's test takes three seconds, so the whole suite's estimate (its 300 quick
@@ -138,6 +138,27 @@ fn pytest_the_honest_fix_is_proven_with_the_related_tests_named_in_the_pr() {
     // The benchmark directory does not import the change: it is not selected.
     assert_eq!(round["related"]["selected"].as_array().unwrap().len(), 1);
     insta::assert_snapshot!("pytest_related_scope", scope_paragraphs(&repo));
+    // `efix verify` reruns the related runs in their states: base (the change has no test
+    // side) and base + patch.
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let verify = Efix::new()
+        .with_pytest()
+        .args(["verify"])
+        .args([&artifacts])
+        .run()
+        .expect_code(0);
+    let json = verify.json();
+    let related: Vec<(&str, bool)> = json["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["command"] == "pytest -rA other/test_greeting.py")
+        .map(|c| (c["state"].as_str().unwrap(), c["holds"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        related,
+        [("base + test changes", true), ("base + patch", true)]
+    );
 }
 
 const JEST: &str = "jest@29.7.0";
