@@ -232,6 +232,11 @@ pub(super) fn related(out: &mut String, evidence: &Evidence) {
     let Some(related) = round.and_then(|r| r.related.as_ref()) else {
         return;
     };
+    related_paragraph(out, related);
+}
+
+/// The paragraph about one related form.
+fn related_paragraph(out: &mut String, related: &RelatedSuite) {
     // A paragraph of its own, however the one before it ended.
     let lead = if out.ends_with("\n\n") {
         "**Tests related to the change:**"
@@ -242,20 +247,26 @@ pub(super) fn related(out: &mut String, evidence: &Evidence) {
         let _ = writeln!(out, "{lead} none run: {}.", one_line(&related.detail));
         return;
     };
-    let runs = match (related.baseline, related.fixed) {
+    let what = "the test files outside the suite the proof runs whose imports reach a file the \
+                change modifies";
+    match (related.baseline, related.fixed) {
         (Some(before), Some(after)) => {
-            format!(
-                "ran without the change's source side (#{before}) and with the whole change (#{after})"
-            )
+            let _ = writeln!(
+                out,
+                "{lead} `{}` ran without the change's source side (#{before}) and with the whole \
+                 change (#{after}); it runs {what}:",
+                one_line(command)
+            );
         }
-        _ => one_line(&related.detail),
-    };
-    let _ = writeln!(
-        out,
-        "{lead} `{}` {runs}; it runs the test files outside the suite the proof runs whose \
-         imports reach a file the change modifies:",
-        one_line(command)
-    );
+        _ => {
+            let _ = writeln!(
+                out,
+                "{lead} `{}` would run {what}; {}:",
+                one_line(command),
+                one_line(&related.detail)
+            );
+        }
+    }
     for test in related.selected.iter().take(RELATED_LISTED) {
         let chain: Vec<String> = test.chain.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(
@@ -293,5 +304,72 @@ fn notes(out: &mut String, related: &RelatedSuite) {
              the change further than that may be missing.",
             related.searched
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{ListedUnit, RelatedTest, SuiteEstimate};
+
+    fn related(selected: usize) -> RelatedSuite {
+        RelatedSuite {
+            changed: vec!["app/core.py".to_owned()],
+            selected: (0..selected)
+                .map(|i| RelatedTest {
+                    test: format!("other/test_{i}.py"),
+                    reaches: "app/core.py".to_owned(),
+                    chain: vec![
+                        format!("other/test_{i}.py"),
+                        "app/__init__.py".to_owned(),
+                        "app/core.py".to_owned(),
+                    ],
+                })
+                .collect(),
+            already_run: vec!["tests/test_core.py".to_owned()],
+            searched: 4002,
+            bounded: false,
+            command: Some("pytest -rA other/".to_owned()),
+            estimate: None,
+            baseline: None,
+            verdict: None,
+            fixed: None,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_related_form_estimated_over_the_budget_says_so_and_still_names_its_tests() {
+        let mut form = related(22);
+        form.estimate = Some(SuiteEstimate {
+            listing: 5,
+            unit: ListedUnit::Tests,
+            count: 400,
+            estimate_ms: 68_470,
+        });
+        form.verdict = Some(BaselineVerdict::EstimatedOverBudget);
+        form.detail = "not run: its runner lists 400 tests (#5, 8.87 s); at 149 ms a test as \
+                       measured on the reproduction (#0), it would take about 68.47 s, more than \
+                       the 30.00 s it could have (`test.suite-budget-ms`)"
+            .to_owned();
+        form.bounded = true;
+        let mut out = String::new();
+        related_paragraph(&mut out, &form);
+        insta::assert_snapshot!(out);
+    }
+
+    #[test]
+    fn a_change_no_other_test_reaches_says_none_ran() {
+        let mut form = related(0);
+        form.command = None;
+        form.detail = "no test file outside the suite the proof runs reaches the changed files \
+                       (12 searched)"
+            .to_owned();
+        let mut out = String::new();
+        related_paragraph(&mut out, &form);
+        insta::assert_snapshot!(out, @r"
+
+        **Tests related to the change:** none run: no test file outside the suite the proof runs reaches the changed files (12 searched).
+        ");
     }
 }
