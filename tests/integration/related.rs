@@ -243,3 +243,49 @@ fn jest_the_honest_fix_is_proven_with_the_related_tests_named_in_the_pr() {
     assert_eq!(round["related"]["verdict"], "established");
     insta::assert_snapshot!("jest_related_scope", scope_paragraphs(&repo));
 }
+
+#[test]
+fn pytest_candidates_each_get_their_own_related_form() {
+    // Two candidates side by side in scratch copies: the one that breaks the test outside the
+    // test root is refused by its own related form, the honest one wins and is proven again in
+    // the working tree with its own.
+    let repo = python_repo();
+    let before = repo.fingerprint();
+    let answer = |diff: String| json!({"output": diff, "root_cause": "r", "fix_summary": "f", "tests_summary": "t", "risk_rollback": "x"});
+    let replay = json!({
+        "version": 1,
+        "plan": {"hypothesis": "h", "focus_files": []},
+        "fix": [
+            answer(words_fix("return text.lower().split()")),
+            answer(words_fix("return text.split()")),
+        ],
+    });
+    let (_guard, path) = crate::harness::replay_file(&replay.to_string());
+    let run = Efix::replay_run(&repo, PYTEST_REPRO, &path)
+        .with_pytest()
+        .args(["--candidates", "2", "--max-rounds", "1", "--dry-run"])
+        .run();
+    run.expect_code(0);
+    assert_eq!(repo.fingerprint(), before);
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let evidence: Value =
+        serde_json::from_str(&std::fs::read_to_string(artifacts.join("evidence.json")).unwrap())
+            .unwrap();
+    let round = &evidence["rounds"][0];
+    let candidates = round["candidates"].as_array().unwrap();
+    let refused = &candidates[0]["round"];
+    let rules: Vec<&str> = refused["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["prove.related-suite"], "{refused:#}");
+    assert_eq!(candidates[1]["verdict"], "won");
+    assert_eq!(candidates[1]["round"]["related"]["verdict"], "established");
+    assert_eq!(round["verdict"], "proven");
+    assert_eq!(
+        round["related"]["selected"][0]["test"],
+        "other/test_greeting.py"
+    );
+}
