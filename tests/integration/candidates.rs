@@ -54,16 +54,24 @@ fn verdicts(evidence: &Value, round: usize) -> Vec<(u64, String)> {
 }
 
 /// Check that the candidate holding `winner` won, every other honest one is `proven`, and
-/// every dishonest one is refused.
+/// every dishonest one is refused — or, for either, that its proof was stopped because it was
+/// larger than the winner once the winner was fully proven (it could no longer win).
 fn assert_smallest_honest_won(
     evidence: &Value,
     order: &[(&str, &str)],
     winner: &str,
     honest: &[&str],
 ) {
-    let verdicts = verdicts(evidence, 0);
-    for (number, verdict) in &verdicts {
-        let name = order[*number as usize - 1].0;
+    let candidates = evidence["rounds"][0]["candidates"].as_array().unwrap();
+    let size = |c: &Value| (c["lines"].as_u64().unwrap(), c["files"].as_u64().unwrap());
+    let won = candidates
+        .iter()
+        .find(|c| c["verdict"] == "won")
+        .unwrap_or_else(|| panic!("no candidate won: {evidence:#}"));
+    for candidate in candidates {
+        let number = candidate["number"].as_u64().unwrap();
+        let verdict = candidate["verdict"].as_str().unwrap();
+        let name = order[number as usize - 1].0;
         let expected = if name == winner {
             "won"
         } else if honest.contains(&name) {
@@ -71,12 +79,25 @@ fn assert_smallest_honest_won(
         } else {
             "refused"
         };
+        if verdict == "not-judged" && name != winner {
+            let lost = candidate["lost"].as_str().unwrap();
+            assert!(
+                lost.contains(&format!("candidate {}, a smaller change", won["number"]))
+                    && size(candidate) >= size(won),
+                "candidate {number} ({name}) not judged but not outranked: {evidence:#}"
+            );
+            continue;
+        }
         assert_eq!(
             verdict, expected,
             "candidate {number} ({name}): {evidence:#}"
         );
     }
-    assert_eq!(verdicts.len(), order.len());
+    assert_eq!(candidates.len(), order.len());
+    assert_eq!(
+        order[won["number"].as_u64().unwrap() as usize - 1].0,
+        winner
+    );
 }
 
 const WORDS_PY: &str = "def word_count(text):\n    \"\"\"Number of whitespace-separated words in text.\"\"\"\n    return len([w for w in text.split(\" \")])\n";
@@ -341,9 +362,17 @@ fn python_first_proven_wins_at_once_and_the_others_are_not_judged() {
         ],
     );
     run.expect_code(0);
+    // Proofs start smallest first: one at a time, the honest fix (answered second) is proven
+    // before the larger one starts, which is then never proven.
     assert_eq!(
         verdicts(&evidence, 0),
-        vec![(1, "won".to_owned()), (2, "not-judged".to_owned())]
+        vec![(1, "not-judged".to_owned()), (2, "won".to_owned())]
     );
-    assert!(repo.read("words.py").contains("words = text.split()"));
+    assert!(
+        evidence["rounds"][0]["candidates"][0]["commands"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(repo.read("words.py").contains("return len(text.split())"));
 }
