@@ -488,6 +488,12 @@ impl Template<'_, '_> {
         })?;
         let source = Repo::open(&self.ctx.root)?;
         let copy = source.copy_to(&root, self.base.as_deref())?;
+        let linked = super::scratch::link_installs(&source, &root)?;
+        tracing::debug!(
+            candidate = answer.number,
+            ?linked,
+            "dependency installs linked"
+        );
         let snapshot = copy.snapshot()?;
         let parent = self.ctx;
         let mut ctx = Ctx {

@@ -376,3 +376,58 @@ fn python_first_proven_wins_at_once_and_the_others_are_not_judged() {
     );
     assert!(repo.read("words.py").contains("return len(text.split())"));
 }
+
+/// The jest project's change: `lib/duration.js` with `factor` for seconds, and a guard test.
+fn jest_change(factor: &str) -> String {
+    format!(
+        r#"--- a/lib/duration.js
++++ b/lib/duration.js
+@@ -4,3 +4,3 @@
+   const match = /^(\d+)(ms|s)$/.exec(text);
+-  return Number(match[1]) * (match[2] === 's' ? 100 : 1);
++  return Number(match[1]) * (match[2] === 's' ? {factor} : 1);
+ }}
+--- a/test/duration.test.js
++++ b/test/duration.test.js
+@@ -6,4 +6,8 @@
+   test('reads seconds', () => {{
+     expect(parseDuration('10s')).toEqual(10000);
+   }});
++
++  test('reads one second', () => {{
++    expect(parseDuration('1s')).toEqual(1000);
++  }});
+ }});
+"#
+    )
+}
+
+#[test]
+fn jest_candidates_run_with_the_working_trees_node_modules() {
+    // `node_modules` is ignored, so a scratch copy of the base commit has none: the copies
+    // link the working tree's, or no candidate's jest could start.
+    let repo = crate::canary::jest_repo();
+    let before = repo.fingerprint();
+    let fixes = vec![answer(&jest_change("10")), answer(&jest_change("1000"))];
+    let (run, evidence) = run(
+        &repo,
+        crate::canary::JEST_REPRO,
+        &fixes,
+        &["--candidates", "2", "--max-rounds", "1"],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        verdicts(&evidence, 0),
+        vec![(1, "refused".to_owned()), (2, "won".to_owned())],
+        "{evidence:#}"
+    );
+    // The wrong candidate was refused by its proof, not by a jest that could not start.
+    let refused = &evidence["rounds"][0]["candidates"][0];
+    assert_eq!(
+        refused["round"]["issues"][0]["rule"], "prove.reproduction",
+        "{refused:#}"
+    );
+    assert!(repo.read("lib/duration.js").contains("? 1000 : 1"));
+    assert_ne!(repo.fingerprint(), before);
+    assert!(repo.root.join("node_modules").is_dir());
+}
