@@ -35,6 +35,7 @@ use super::checks::check;
 use super::ctx::Ctx;
 use super::fix::{self, Source};
 use super::scratch::Scratch;
+use super::shared::SharedRuns;
 
 /// How often the proving threads' supervisor looks at the run's cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
@@ -378,11 +379,13 @@ fn prove_all(
         "proving {} candidates, {jobs} at a time, in scratch copies",
         answered.len()
     ));
+    let shared = SharedRuns::default();
     let template = Template {
         ctx: &*ctx,
         base: ctx.evidence.repo.base_commit.clone(),
         scratch: scratch.path(),
         number,
+        shared: &shared,
     };
     let schedule = Schedule {
         planned,
@@ -468,6 +471,8 @@ struct Template<'c, 'a> {
     base: Option<String>,
     scratch: &'c Path,
     number: u32,
+    /// The runs candidates with the same test side make once.
+    shared: &'c SharedRuns,
 }
 
 impl Template<'_, '_> {
@@ -514,6 +519,7 @@ impl Template<'_, '_> {
             repeat: parent.repeat,
             // The scratch copy is thrown away; nothing is left applied in it.
             dry_run: true,
+            shared: Some(self.shared),
         };
         let first = ctx.evidence.commands.len();
         let mut index = answer.call_index;

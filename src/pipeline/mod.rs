@@ -38,6 +38,7 @@ mod run;
 mod scratch;
 mod secrets;
 mod setup;
+mod shared;
 pub mod signals;
 pub(crate) mod suite;
 mod tree;

@@ -109,6 +109,7 @@ pub fn run(
         repeat: checkpoint.repeat.max(1),
         dry_run: checkpoint.dry_run,
         checkpoint,
+        shared: None,
     };
     let exit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut ctx, engine)));
     // Whatever happened, the tree goes back to its start unless a proven fix stays applied;
