@@ -97,7 +97,9 @@ pub(super) fn build(
     let mut canaries = vec![repeat];
     let expected = call.body.and_then(|body| expected_literal(body, text));
     let perturbed = match call.body {
-        None => Err("the test has no callback".to_owned()),
+        None => Err(perturb::NoCopy::NotBuilt(
+            "the test has no callback".to_owned(),
+        )),
         Some(body) => {
             let literal = |node: Node<'_>| {
                 is_literal(&node)
