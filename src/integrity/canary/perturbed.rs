@@ -41,6 +41,8 @@ static VOLATILE: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
     [
         // Colours first: they split a number from its unit (`7\x1b[2mms`).
         ("\x1b\\[[0-9;]*[A-Za-z]", ""),
+        // Line numbers before temporary paths, which would take the file's name with them.
+        (r"(\.[A-Za-z]{1,5})([:(])\d+(:\d+)?", "$1$2<line>"),
         (temp.as_str(), "<temp>"),
         // efix's report files, also named relative to the working directory.
         (r"\befix-[a-z]+-[A-Za-z0-9]+", "efix-<temp>"),
@@ -52,7 +54,6 @@ static VOLATILE: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
             r"\b\d+(\.\d+)?\s?(ms|s|sec|secs|seconds|µs|us|ns|m)\b",
             "<time>",
         ),
-        (r"(\.[A-Za-z]{1,5})([:(])\d+(:\d+)?", "$1$2<line>"),
         (r"\bline \d+", "line <n>"),
         (r"pytest-\d+", "pytest-<n>"),
         // `node --test`'s per-test and total durations, with no unit after the number.
@@ -428,11 +429,11 @@ mod tests {
     #[test]
     fn copies_that_run_the_same_on_both_trees_refuse_the_change() {
         let base = record(
-            "  ✕ t equal (3 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 7\x1b[2mms\x1b[22m\n  ✓ t expect (1 ms)\nE assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\nwritten to: ../efix-report-u4ndPK/report\n1 failed in 0.12s at 10:01:02",
+            "  ✕ t equal (3 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 7\x1b[2mms\x1b[22m\n  ✓ t expect (1 ms)\nE assert 3 == 2\nt.py:12: AssertionError\nxml: /tmp/efix-report-a1/report\nwritten to: ../efix-report-u4ndPK/report\n    at f (/tmp/r/lib/a.js:5:22)\n1 failed in 0.12s at 10:01:02",
             FAILED,
         );
         let change = record(
-            "  ✕ t equal (23 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 9\x1b[2mms\x1b[22m\n  ✓ t expect\nE assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\nwritten to: ../efix-report-JuDWzA/report\n1 failed in 0.31s at 10:01:09",
+            "  ✕ t equal (23 ms)\n \x1b[31m×\x1b[39m t\x1b[32m 9\x1b[2mms\x1b[22m\n  ✓ t expect\nE assert 3 == 2\nt.py:14: AssertionError\nxml: /tmp/efix-report-b2/report\nwritten to: ../efix-report-JuDWzA/report\n    at f (/tmp/r/lib/a.js:6:22)\n1 failed in 0.31s at 10:01:09",
             FAILED,
         );
         let (check, issue) = judge_perturbed(&plan(2), Runner::Pytest, &[(&base, &change)]);
