@@ -78,7 +78,11 @@ fn observed(runner: Runner, record: &CommandRecord, copies: &[&PerturbedCopy]) -
             .map(|(at, c)| {
                 let next = copies.get(at + 1).map(|n| n.name.as_str());
                 let section = tap_sections(&outcome.stdout, &c.name, next);
-                format!("{}:\n{}", c.name, section.as_deref().unwrap_or("<no record>"))
+                format!(
+                    "{}:\n{}",
+                    c.name,
+                    section.as_deref().unwrap_or("<no record>")
+                )
             })
             .collect::<Vec<_>>()
             .join("\n"),
@@ -114,7 +118,10 @@ pub(crate) fn tap_sections(output: &str, name: &str, next: Option<&str>) -> Opti
             let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
             after.len() < rest.len()
                 && after.strip_prefix(" - ").is_some_and(|title| {
-                    title == name || title.strip_prefix(name).is_some_and(|d| d.starts_with(" #"))
+                    title == name
+                        || title
+                            .strip_prefix(name)
+                            .is_some_and(|d| d.starts_with(" #"))
                 })
         })
     };
@@ -188,7 +195,10 @@ fn verdict(
     if before != after {
         return Verdict::Acts;
     }
-    if copies.iter().any(|c| status(change, &c.name) == "no record") {
+    if copies
+        .iter()
+        .any(|c| status(change, &c.name) == "no record")
+    {
         return Verdict::NotJudged(
             "the copies ran the same on the base and on the change, but not every copy has a \
              record of its own",
@@ -548,7 +558,10 @@ mod tests {
     #[test]
     fn each_target_is_judged_on_its_own_copies() {
         // Two targets of one file in one run: the first's copies move, the second's do not.
-        let plan = targets(&[("reads seconds", "reads seconds kiwi", 0, 2), ("reads hours", "reads hours plum", 0, 2)]);
+        let plan = targets(&[
+            ("reads seconds", "reads seconds kiwi", 0, 2),
+            ("reads hours", "reads hours plum", 0, 2),
+        ]);
         let output = |first: &str| {
             format!(
                 "# reads seconds kiwi0\n{first}\n# reads seconds kiwi1\n{first}\n# reads hours plum0\nnot ok 3 should be strictly equal\n# reads hours plum1\nnot ok 4 should be strictly equal\n"
@@ -564,7 +577,11 @@ mod tests {
         let change = record(&output("ok 1 should be strictly equal"), &tests);
         let (check, issue) = judge_perturbed(&plan, Runner::NodeTest, &[(&base, &change)]);
         assert!(!check.passed);
-        assert!(check.detail.contains("reads hours plum0"), "{}", check.detail);
+        assert!(
+            check.detail.contains("reads hours plum0"),
+            "{}",
+            check.detail
+        );
         assert_eq!(issue.map(|i| i.rule), Some(RULE.to_owned()));
         // Targets in runs of their own: a missing run leaves its target not judged.
         let plan = targets(&[("a", "a_p", 0, 2), ("b", "b_p", 1, 2)]);

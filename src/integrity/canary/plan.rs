@@ -219,7 +219,15 @@ pub(crate) fn plan(
             ));
             continue;
         }
-        match locate(&invocation, case, &name, scratch, seed, &pending, &copies_in) {
+        match locate(
+            &invocation,
+            case,
+            &name,
+            scratch,
+            seed,
+            &pending,
+            &copies_in,
+        ) {
             Err(reason) => out.not_built.push((name, reason)),
             Ok((target, built, names)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
@@ -774,7 +782,11 @@ mod tests {
         assert_eq!(texts.len(), 1);
         let text = &texts[0].1;
         for copy in &copies.copies {
-            assert_eq!(text.matches(&format!("'{}'", copy.name)).count(), 1, "{text}");
+            assert_eq!(
+                text.matches(&format!("'{}'", copy.name)).count(),
+                1,
+                "{text}"
+            );
         }
         let at = |needle: &str| text.find(needle).unwrap();
         assert!(at("parse('10t')") < at("test('reads minutes'"));

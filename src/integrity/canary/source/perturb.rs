@@ -218,7 +218,10 @@ pub(super) fn neighbours(literal: &str) -> Vec<String> {
     if let Some((whole, fraction)) = literal.split_once('.')
         && !whole.is_empty()
         && !fraction.is_empty()
-        && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+        && whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
     {
         // A decimal float: its last digit moves by one.
         let (head, last) = literal.split_at(literal.len() - 1);
@@ -360,7 +363,10 @@ pub(super) fn build(
         .collect();
     let copies = copies(&literals, names, copy);
     if copies.is_empty() {
-        let unmoved: Vec<String> = literals.iter().map(|(_, old, _)| format!("`{old}`")).collect();
+        let unmoved: Vec<String> = literals
+            .iter()
+            .map(|(_, old, _)| format!("`{old}`"))
+            .collect();
         return Err(NoCopy::NotBuilt(format!(
             "no input literal has a neighbour efix can write ({})",
             unmoved.join(", ")
