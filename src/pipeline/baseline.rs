@@ -20,8 +20,11 @@
 //! measured once on the reproduction's first run: the test time its runner reports (`Ran 1
 //! test in 0.004s`) over its tests, the rest of its wall time being the start-up; without a
 //! reported time, its wall time less its own listing's; without either, its whole wall time
-//! (every test then counts a start-up). A form estimated over the time it could have is
-//! recorded with its estimate and never run; the forms' listings' time counts in the share.
+//! (every test then counts a start-up). The form's start-up is its listing's time when it has
+//! one; counted statically, it is the reproduction's start-up per test file times the form's
+//! files (modules are imported, node:test starts a process per file, Django sets up each app).
+//! A form estimated over the time it could have is recorded with its estimate and never run;
+//! the forms' listings' time counts in the share.
 //!
 //! The rate comes from the reproduction's few tests, picked because they fail, not because
 //! they are typical: a wider form of slower tests is underestimated. So a form estimated within
@@ -87,6 +90,9 @@ struct Sample {
     source: RateSource,
     tests: u64,
     files: u64,
+    /// The reproduction's test files as a static count reads them (at least one): its start-up
+    /// is spread over them for forms counted statically.
+    startup_files: u64,
 }
 
 impl Sample {
@@ -265,9 +271,14 @@ fn tolerated(estimate: &SuiteEstimate) -> Duration {
 /// has no unit of the count's kind.
 fn estimated(counted: Count, sample: Sample) -> Option<SuiteEstimate> {
     let per_unit_us = sample.per_unit_us(counted.unit)?;
-    let startup_ms = counted
-        .listing
-        .map_or(sample.startup_ms, |(_, ms)| ms.max(sample.startup_ms));
+    let startup_ms = match (counted.listing, counted.files) {
+        (Some((_, listing_ms)), _) => listing_ms.max(sample.startup_ms),
+        // No listing measured the form's own start-up: it grows with its files (imports,
+        // node:test's process per file, Django's apps), at the reproduction's per file.
+        (None, Some(files)) => (sample.startup_ms.saturating_mul(files) / sample.startup_files.max(1))
+            .max(sample.startup_ms),
+        (None, None) => sample.startup_ms,
+    };
     let tests_ms = counted.count.saturating_mul(per_unit_us) / 1000;
     Some(SuiteEstimate {
         source: counted.source,
@@ -391,6 +402,11 @@ fn measure(
         return Ok(Some(None));
     }
     let wall_ms = outcome.duration_ms;
+    let startup_files = crate::policy::command::split(&record.command)
+        .ok()
+        .and_then(|argv| super::suite::count(&argv, &ctx.root))
+        .map_or(files, |counted| counted.files)
+        .max(1);
     let sample = |startup_ms: u64, source| Sample {
         reproduction: run,
         wall_ms,
@@ -398,6 +414,7 @@ fn measure(
         source,
         tests,
         files,
+        startup_files,
     };
     if let Some(reported) = crate::testreport::reported_ms(&outcome.stdout, &outcome.stderr)
         .filter(|reported| *reported <= wall_ms)
@@ -443,12 +460,19 @@ fn over_estimate(estimate: &SuiteEstimate, limit_ms: u64) -> String {
         RateSource::RunLessListing => "as measured on the reproduction",
         RateSource::WholeRun => "as measured on the reproduction, start-up included",
     };
+    let startup = match (estimate.listing, estimate.files) {
+        (None, Some(files)) if files > 1 => format!(
+            "{} ({} a file)",
+            duration_text(estimate.startup_ms),
+            per_unit_text(estimate.startup_ms.saturating_mul(1000) / files)
+        ),
+        _ => duration_text(estimate.startup_ms),
+    };
     format!(
-        "not run: {counted}; at {} a {singular} {measured} (#{}) plus a start-up of {}, it \
-         would take about {}, more than the {} it could have (`test.suite-budget-ms`)",
+        "not run: {counted}; at {} a {singular} {measured} (#{}) plus a start-up of {startup}, \
+         it would take about {}, more than the {} it could have (`test.suite-budget-ms`)",
         per_unit_text(estimate.per_unit_us),
         estimate.reproduction,
-        duration_text(estimate.startup_ms),
         duration_text(estimate.estimate_ms),
         duration_text(limit_ms),
     )
@@ -678,8 +702,9 @@ mod tests {
                 600_000
             ),
             "not run: counted statically, it has 17441 tests in 1900 files; at 50 ms a test as \
-             its runner reported for the reproduction (#0) plus a start-up of 1.40 s, it would \
-             take about 873.45 s, more than the 600.00 s it could have (`test.suite-budget-ms`)"
+             its runner reported for the reproduction (#0) plus a start-up of 1.40 s (under 1 ms \
+             a file), it would take about 873.45 s, more than the 600.00 s it could have \
+             (`test.suite-budget-ms`)"
         );
     }
 
@@ -692,6 +717,7 @@ mod tests {
             source: RateSource::Reported,
             tests: 4,
             files: 1,
+            startup_files: 1,
         };
         assert_eq!(sample.per_unit_us(ListedUnit::Tests), Some(1_000));
         assert_eq!(sample.per_unit_us(ListedUnit::TestFiles), Some(4_000));
@@ -702,8 +728,18 @@ mod tests {
             listing: None,
             files: Some(1_900),
         };
+        // Counted statically, the start-up is the reproduction's per file, over the form's files.
         let found = estimated(counted, sample).unwrap();
-        assert_eq!(found.estimate_ms, 1_496 + 17_441);
+        assert_eq!(found.startup_ms, 1_496 * 1_900);
+        assert_eq!(found.estimate_ms, 1_496 * 1_900 + 17_441);
+        let two_files = Sample {
+            startup_files: 2,
+            ..sample
+        };
+        assert_eq!(
+            estimated(counted, two_files).unwrap().startup_ms,
+            1_496 * 950
+        );
         // A listing's time is the form's own start-up when it is longer than the reproduction's.
         let listed = Count {
             source: CountSource::Listing,

@@ -17,12 +17,12 @@ pub(crate) fn reported_ms(stdout: &str, stderr: &str) -> Option<u64> {
         (!found.is_empty()).then(|| found.iter().sum())
     };
     let seconds = last(unittest)
+        .or_else(|| sum(libtest))
         .or_else(|| last(pytest))
         .or_else(|| last(jest))
         .or_else(|| last(vitest))
         .or_else(|| last(mocha))
         .or_else(|| last(node_test))
-        .or_else(|| sum(libtest))
         .or_else(|| sum(go))?;
     (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
