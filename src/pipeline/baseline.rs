@@ -102,7 +102,12 @@ impl Sample {
             ListedUnit::Tests => self.tests,
             ListedUnit::TestFiles => self.files,
         };
-        (units > 0).then(|| self.wall_ms.saturating_sub(self.startup_ms).saturating_mul(1000) / units)
+        (units > 0).then(|| {
+            self.wall_ms
+                .saturating_sub(self.startup_ms)
+                .saturating_mul(1000)
+                / units
+        })
     }
 }
 
@@ -156,13 +161,17 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
                     };
                     sample = Some(measured);
                 }
-                estimate = sample.flatten().and_then(|sample| estimated(counted, sample));
+                estimate = sample
+                    .flatten()
+                    .and_then(|sample| estimated(counted, sample));
             }
             let limit_ms = millis(share.saturating_sub(spent).min(budget));
             if let Some(found) = estimate.as_ref().filter(|e| e.estimate_ms > limit_ms) {
                 let detail = over_estimate(found, limit_ms);
-                ctx.reporter
-                    .info(&format!("the suite `{}` is not run: {detail}", form.command));
+                ctx.reporter.info(&format!(
+                    "the suite `{}` is not run: {detail}",
+                    form.command
+                ));
                 attempts.push(SuiteAttempt {
                     kind: form.kind,
                     command: form.command,
@@ -263,8 +272,12 @@ fn run_limit(
 /// The time a form estimated within its time may run: a multiple of its estimate, never
 /// under the floor.
 fn tolerated(estimate: &SuiteEstimate) -> Duration {
-    Duration::from_millis(estimate.estimate_ms.saturating_mul(u64::from(ESTIMATE_TOLERANCE)))
-        .max(ESTIMATE_FLOOR)
+    Duration::from_millis(
+        estimate
+            .estimate_ms
+            .saturating_mul(u64::from(ESTIMATE_TOLERANCE)),
+    )
+    .max(ESTIMATE_FLOOR)
 }
 
 /// A form's estimate from its count and the reproduction's sample; `None` when the sample
@@ -275,8 +288,9 @@ fn estimated(counted: Count, sample: Sample) -> Option<SuiteEstimate> {
         (Some((_, listing_ms)), _) => listing_ms.max(sample.startup_ms),
         // No listing measured the form's own start-up: it grows with its files (imports,
         // node:test's process per file, Django's apps), at the reproduction's per file.
-        (None, Some(files)) => (sample.startup_ms.saturating_mul(files) / sample.startup_files.max(1))
-            .max(sample.startup_ms),
+        (None, Some(files)) => (sample.startup_ms.saturating_mul(files)
+            / sample.startup_files.max(1))
+        .max(sample.startup_ms),
         (None, None) => sample.startup_ms,
     };
     let tests_ms = counted.count.saturating_mul(per_unit_us) / 1000;
@@ -765,7 +779,10 @@ mod tests {
     fn an_unestimated_form_leaves_half_of_the_share_to_the_wider_form_after_it() {
         let budget = Duration::from_secs(600);
         let left = budget;
-        assert_eq!(run_limit(left, budget, None, true), Duration::from_secs(300));
+        assert_eq!(
+            run_limit(left, budget, None, true),
+            Duration::from_secs(300)
+        );
         assert_eq!(run_limit(left, budget, None, false), budget);
         assert_eq!(
             run_limit(Duration::from_secs(100), budget, None, false),

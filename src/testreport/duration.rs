@@ -11,7 +11,7 @@
 /// The test time, in milliseconds, reported in a run's output (stdout and stderr together).
 pub(crate) fn reported_ms(stdout: &str, stderr: &str) -> Option<u64> {
     let lines = || stderr.lines().chain(stdout.lines()).map(str::trim);
-    let last = |read: fn(&str) -> Option<f64>| lines().filter_map(read).last();
+    let last = |read: fn(&str) -> Option<f64>| lines().filter_map(read).next_back();
     let sum = |read: fn(&str) -> Option<f64>| {
         let found: Vec<f64> = lines().filter_map(read).collect();
         (!found.is_empty()).then(|| found.iter().sum())
@@ -32,7 +32,9 @@ fn unittest(line: &str) -> Option<f64> {
     let rest = line.strip_prefix("Ran ")?;
     let (count, rest) = rest.split_once(' ')?;
     count.parse::<u64>().ok()?;
-    let time = rest.strip_prefix("tests in ").or(rest.strip_prefix("test in "))?;
+    let time = rest
+        .strip_prefix("tests in ")
+        .or(rest.strip_prefix("test in "))?;
     seconds_suffixed(time)
 }
 
@@ -40,7 +42,14 @@ fn unittest(line: &str) -> Option<f64> {
 fn pytest(line: &str) -> Option<f64> {
     let line = line.trim_matches(|c| c == '=' || c == ' ');
     let (counts, time) = line.rsplit_once(" in ")?;
-    let counted = ["passed", "failed", "error", "skipped", "xfailed", "deselected"];
+    let counted = [
+        "passed",
+        "failed",
+        "error",
+        "skipped",
+        "xfailed",
+        "deselected",
+    ];
     if !counted.iter().any(|word| counts.contains(word)) {
         return None;
     }
@@ -90,7 +99,7 @@ fn libtest(line: &str) -> Option<f64> {
     seconds_suffixed(line.rsplit_once("finished in ")?.1)
 }
 
-/// `ok  	example.com/m	0.012s` and `FAIL	example.com/m	0.012s`.
+/// `ok  <package>  0.012s` and `FAIL  <package>  0.012s` (tab-separated).
 fn go(line: &str) -> Option<f64> {
     let mut words = line.split_whitespace();
     if !matches!(words.next()?, "ok" | "FAIL") {

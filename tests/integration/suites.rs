@@ -306,11 +306,10 @@ fn a_whole_suite_estimated_over_the_budget_is_never_run_and_the_pr_gives_its_est
 /// are counted statically.
 fn slow_unittest_repo(budget_ms: u64) -> Repo {
     let slow = "import time\nimport unittest\n\nfrom words import word_count\n\n\nclass WordsTest(unittest.TestCase):\n    def test_single_spaces(self):\n        self.assertEqual(word_count(\"a b c\"), 3)\n\n    def test_repeated_spaces(self):\n        time.sleep(3)\n        self.assertEqual(word_count(\"a  b\"), 2)\n";
-    let many: String = std::iter::once(
-        "import unittest\n\n\nclass ManyTest(unittest.TestCase):\n".to_owned(),
-    )
-    .chain((0..300).map(|n| format!("    def test_{n}(self):\n        pass\n\n")))
-    .collect();
+    let many: String =
+        std::iter::once("import unittest\n\n\nclass ManyTest(unittest.TestCase):\n".to_owned())
+            .chain((0..300).map(|n| format!("    def test_{n}(self):\n        pass\n\n")))
+            .collect();
     let config = format!("version: 1\ntest:\n  suite-budget-ms: {budget_ms}\n");
     Repo::with_files(&[
         (".gitignore", "__pycache__/\n"),
@@ -335,7 +334,10 @@ fn a_unittest_whole_suite_counted_statically_over_the_budget_is_never_run() {
     );
     run.expect_code(0);
     let choice = &evidence["reproduction"]["suite-choice"];
-    assert_eq!(choice["chosen"], "python3 -m unittest discover -s tests -t .");
+    assert_eq!(
+        choice["chosen"],
+        "python3 -m unittest discover -s tests -t ."
+    );
     let whole = &choice["attempts"][0];
     assert_eq!(whole["command"], "python3 -m unittest");
     assert_eq!(whole["verdict"], "estimated-over-budget");
@@ -344,7 +346,10 @@ fn a_unittest_whole_suite_counted_statically_over_the_budget_is_never_run() {
     assert_eq!(estimate["source"], "counted-statically");
     assert_eq!(estimate["rate"], "reported");
     assert_eq!(estimate["listing"], json!(null));
-    assert_eq!((&estimate["count"], &estimate["files"]), (&json!(302), &json!(2)));
+    assert_eq!(
+        (&estimate["count"], &estimate["files"]),
+        (&json!(302), &json!(2))
+    );
     // Nothing ran the whole suite, not even a listing.
     let commands: Vec<&str> = evidence["commands"]
         .as_array()

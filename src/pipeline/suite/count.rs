@@ -375,9 +375,16 @@ fn count_mocha(args: &[String], root: &Path) -> Option<Counted> {
     if !given.is_empty() {
         return count_js(&js_files(&given, root, recursive)?);
     }
-    let configured = [".mocharc.js", ".mocharc.cjs", ".mocharc.yml", ".mocharc.yaml", ".mocharc.json", ".mocharc.jsonc"]
-        .iter()
-        .any(|name| root.join(name).is_file())
+    let configured = [
+        ".mocharc.js",
+        ".mocharc.cjs",
+        ".mocharc.yml",
+        ".mocharc.yaml",
+        ".mocharc.json",
+        ".mocharc.jsonc",
+    ]
+    .iter()
+    .any(|name| root.join(name).is_file())
         || package_has_mocha(root);
     if configured {
         return None;
@@ -472,9 +479,7 @@ fn walk(dir: &Path, root: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
                 if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
                     pending.push(path);
                 }
-            } else if out.len() < MAX_FILES
-                && path.strip_prefix(root).is_ok_and(|relative| keep(relative))
-            {
+            } else if out.len() < MAX_FILES && path.strip_prefix(root).is_ok_and(keep) {
                 out.push(path);
             }
         }
@@ -533,7 +538,8 @@ pub(super) fn js_tests(text: &str, typescript: bool) -> u64 {
                     let property = callee.child_by_field_name("property");
                     match (object, property) {
                         (Some(object), Some(property)) if object.kind() == "identifier" => {
-                            let (object, property) = (text_of(object, text), text_of(property, text));
+                            let (object, property) =
+                                (text_of(object, text), text_of(property, text));
                             (NAMES.contains(&object) && property != "each")
                                 || (object == SUBTEST_OWNER && property == "test")
                         }
@@ -549,7 +555,8 @@ pub(super) fn js_tests(text: &str, typescript: bool) -> u64 {
                     .filter(|f| f.kind() == "member_expression")
                     .is_some_and(|f| {
                         let named = |field: &str| {
-                            f.child_by_field_name(field).map_or("", |n| text_of(n, text))
+                            f.child_by_field_name(field)
+                                .map_or("", |n| text_of(n, text))
                         };
                         NAMES.contains(&named("object")) && named("property") == "each"
                     });
@@ -666,26 +673,68 @@ for n in range(3):
             ("tests/auth_tests/__init__.py", ""),
             ("tests/auth_tests/test_validators.py", MODULE),
             ("tests/auth_tests/models/__init__.py", ""),
-            ("tests/auth_tests/models/test_inner.py", "import unittest\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n"),
-            ("tests/auth_tests/helpers.py", "import unittest\nclass T(unittest.TestCase):\n    def test_not_discovered(self):\n        pass\n"),
+            (
+                "tests/auth_tests/models/test_inner.py",
+                "import unittest\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n",
+            ),
+            (
+                "tests/auth_tests/helpers.py",
+                "import unittest\nclass T(unittest.TestCase):\n    def test_not_discovered(self):\n        pass\n",
+            ),
             ("tests/basic/__init__.py", ""),
-            ("tests/basic/tests.py", "from django.test import TestCase\nclass B(TestCase):\n    def test_b(self):\n        pass\n"),
-            ("tests/stray/test_no_package.py", "import unittest\nclass S(unittest.TestCase):\n    def test_s(self):\n        pass\n"),
+            (
+                "tests/basic/tests.py",
+                "from django.test import TestCase\nclass B(TestCase):\n    def test_b(self):\n        pass\n",
+            ),
+            (
+                "tests/stray/test_no_package.py",
+                "import unittest\nclass S(unittest.TestCase):\n    def test_s(self):\n        pass\n",
+            ),
         ]);
         let root = dir.path();
         let py = "python tests/runtests.py";
-        assert_eq!(counted(&format!("{py} auth_tests.test_validators.MoreTests.test_c"), root), Some((1, 1)));
-        assert_eq!(counted(&format!("{py} auth_tests.test_validators.MoreTests"), root), Some((4, 1)));
-        assert_eq!(counted(&format!("{py} auth_tests.test_validators"), root), Some((7, 1)));
-        assert_eq!(counted(&format!("{py} auth_tests --parallel 1"), root), Some((8, 2)));
+        assert_eq!(
+            counted(
+                &format!("{py} auth_tests.test_validators.MoreTests.test_c"),
+                root
+            ),
+            Some((1, 1))
+        );
+        assert_eq!(
+            counted(&format!("{py} auth_tests.test_validators.MoreTests"), root),
+            Some((4, 1))
+        );
+        assert_eq!(
+            counted(&format!("{py} auth_tests.test_validators"), root),
+            Some((7, 1))
+        );
+        assert_eq!(
+            counted(&format!("{py} auth_tests --parallel 1"), root),
+            Some((8, 2))
+        );
         // Every app directory, packages or not.
         assert_eq!(counted(&format!("{py} --parallel 1"), root), Some((10, 4)));
-        assert_eq!(counted(&format!("{py} -p tests.py basic"), root), Some((1, 1)));
+        assert_eq!(
+            counted(&format!("{py} -p tests.py basic"), root),
+            Some((1, 1))
+        );
         assert_eq!(counted(&format!("{py} nowhere"), root), None);
         // unittest: dotted ids relative to the working directory, discovery from it.
-        assert_eq!(counted("python -m unittest tests.auth_tests.test_validators", root), Some((7, 1)));
-        assert_eq!(counted("python3 -m unittest discover -s tests/auth_tests", root), Some((8, 2)));
-        assert_eq!(counted("python3 -m unittest discover tests/auth_tests -p test_v*.py", root), Some((7, 1)));
+        assert_eq!(
+            counted("python -m unittest tests.auth_tests.test_validators", root),
+            Some((7, 1))
+        );
+        assert_eq!(
+            counted("python3 -m unittest discover -s tests/auth_tests", root),
+            Some((8, 2))
+        );
+        assert_eq!(
+            counted(
+                "python3 -m unittest discover tests/auth_tests -p test_v*.py",
+                root
+            ),
+            Some((7, 1))
+        );
     }
 
     const SPEC: &str = r#"
@@ -718,7 +767,10 @@ test('top level', async (t) => {
         // counts, deeper, skipped, in a table, generated (once), each (once), top level,
         // subtest.
         assert_eq!(js_tests(SPEC, false), 8);
-        assert_eq!(js_tests("it('typed', (): void => { const n: number = 1; });\n", true), 1);
+        assert_eq!(
+            js_tests("it('typed', (): void => { const n: number = 1; });\n", true),
+            1
+        );
     }
 
     #[test]
@@ -728,15 +780,27 @@ test('top level', async (t) => {
             ("test/a.spec.js", SPEC),
             ("test/deep/b.spec.js", "it('b', () => {});\n"),
             ("test/fixture.json", "{}"),
-            ("src/c.test.mjs", "import test from 'node:test';\ntest('c', () => {});\n"),
-            ("node_modules/x/test/d.test.js", "it('dependency', () => {});\n"),
+            (
+                "src/c.test.mjs",
+                "import test from 'node:test';\ntest('c', () => {});\n",
+            ),
+            (
+                "node_modules/x/test/d.test.js",
+                "it('dependency', () => {});\n",
+            ),
         ]);
         let root = dir.path();
         assert_eq!(counted("npx mocha", root), Some((8, 1)));
         assert_eq!(counted("npx mocha --recursive", root), Some((9, 2)));
-        assert_eq!(counted("npx mocha --timeout 5000 test/deep/b.spec.js", root), Some((1, 1)));
+        assert_eq!(
+            counted("npx mocha --timeout 5000 test/deep/b.spec.js", root),
+            Some((1, 1))
+        );
         assert_eq!(counted("npx tape test/deep/*.js", root), Some((1, 1)));
-        assert_eq!(counted("npx tape test/*.js test/**/*.js", root), Some((9, 2)));
+        assert_eq!(
+            counted("npx tape test/*.js test/**/*.js", root),
+            Some((9, 2))
+        );
         assert_eq!(counted("npx tape nothing/*.js", root), None);
         // node --test's default files: everything under test/ and `*.test.*` elsewhere.
         assert_eq!(counted("node --test", root), Some((10, 3)));
