@@ -2,7 +2,8 @@
 """Proof cost on real Django (issue 25): a one-line bug in django/contrib/auth/password_validation.py,
 its failing test in auth_tests.test_validators, and `efix run` with no suite configured.
 
-Usage: scripts/django-proof-cost.py EFIX [WORK]   (EFIX an absolute path; WORK defaults to
+Usage: [DJANGO_PROOF_COST_ONLY=honest|regression] [DJANGO_PROOF_COST_OPTIONS="--parallel 1"]
+       scripts/django-proof-cost.py EFIX [WORK]   (EFIX an absolute path; WORK defaults to
 target/tmp/django-real; the first run downloads Django's sdist with pip, which holds tests/ and
 tests/runtests.py, and installs it editable in a venv there; nothing is added to the repository)
 
@@ -27,7 +28,9 @@ import time
 EFIX = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join("target", "tmp", "django-real"))
 VERSION = "django==5.1.*"
-REPRO = "python tests/runtests.py auth_tests.test_validators.MinimumLengthValidatorTest.test_validate"
+# DJANGO_PROOF_COST_OPTIONS: runner options put before the label (`--parallel 1`).
+REPRO = " ".join(["python tests/runtests.py", os.environ.get("DJANGO_PROOF_COST_OPTIONS", ""),
+                  "auth_tests.test_validators.MinimumLengthValidatorTest.test_validate"]).replace("  ", " ")
 BUG = ("django/contrib/auth/password_validation.py",
        "        if len(password) < self.min_length:\n",
        "        if len(password) <= self.min_length:\n")
@@ -154,8 +157,9 @@ def run(base, venv, name, edits):
                 if check.get("weakens"):
                     status += f" (weakens: {check['weakens']})"
                 print(f"- `{check['id']}`: {status}: {check['detail'][:200]}")
-        print(f"- round verdict: {rnd.get('verdict')}; newly failing: "
-              f"{((rnd.get('prove') or {}).get('table') or {}).get('newly-failing')}")
+        newly = ((rnd.get("prove") or {}).get("table") or {}).get("newly-failing") or []
+        print(f"- round verdict: {rnd.get('verdict')}; newly failing: {len(newly)} "
+              f"({', '.join(newly[:3])}{', …' if len(newly) > 3 else ''})")
     print(flush=True)
 
 
