@@ -120,6 +120,7 @@ fn why(choice: &SuiteChoice) -> &'static str {
             BaselineVerdict::OverBudget
                 | BaselineVerdict::NotRun
                 | BaselineVerdict::EstimatedOverBudget
+                | BaselineVerdict::OverEstimate
         )
     });
     if over_budget {

@@ -10,6 +10,7 @@
 //!
 //! This module only computes argv; it runs nothing and decides nothing about results.
 
+mod count;
 mod derived;
 mod django;
 mod forms;
@@ -22,5 +23,6 @@ mod widen;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use count::count;
 pub(crate) use forms::{Derivation, Form, derive};
 pub(crate) use listing::{Listing, listing};
