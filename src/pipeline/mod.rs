@@ -34,6 +34,7 @@ mod options;
 mod prevent;
 mod prove;
 mod reproduce;
+mod rounds;
 mod run;
 mod scratch;
 mod secrets;
