@@ -491,21 +491,61 @@ pub struct SuiteAttempt {
     pub detail: String,
 }
 
-/// A derived suite form's cost, estimated from its runner's listing and the reproduction's
-/// measured time per test.
+/// A derived suite form's cost, estimated from its count of tests (its runner's listing, or
+/// read statically from its files) and the reproduction's measured start-up and time per test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SuiteEstimate {
-    /// Id of the form's listing run.
-    pub listing: usize,
-    /// What the listing counts: tests, or test files for runners that list files
+    /// Where the count comes from.
+    pub source: CountSource,
+    /// Id of the form's listing run, when its runner listed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing: Option<usize>,
+    /// The test files read, when the count was read statically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    /// What the count counts: tests, or test files for runners that list files
     /// (`jest --listTests`).
     pub unit: ListedUnit,
-    /// How many the listing counted.
+    /// How many were counted.
     pub count: u64,
-    /// The estimated duration of its run, in milliseconds: the listing's own time (the
-    /// runner's start and collection) plus the count times the reproduction's time per unit.
+    /// Id of the reproduction's run the rate was measured on.
+    pub reproduction: usize,
+    /// Where the reproduction's start-up and time per unit come from.
+    pub rate: RateSource,
+    /// The start-up counted once for the form, in milliseconds: the larger of the
+    /// reproduction's start-up and the form's own listing time.
+    pub startup_ms: u64,
+    /// The reproduction's time per unit, in microseconds.
+    pub per_unit_us: u64,
+    /// The estimated duration of its run, in milliseconds: the start-up plus the count times
+    /// the time per unit.
     pub estimate_ms: u64,
+}
+
+/// Where a suite estimate's count comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CountSource {
+    /// The runner's own listing (`pytest --collect-only`, `cargo test -- --list`, …).
+    Listing,
+    /// Counted statically: the test methods and test calls in the files the form runs, for
+    /// runners with no listing (unittest, Django, mocha, tape, `node --test`).
+    CountedStatically,
+}
+
+/// How the reproduction's start-up and time per test were measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RateSource {
+    /// The test time its runner reported (`Ran 1 test in 0.004s`, `passed in 0.12s`); the
+    /// start-up is the rest of its wall time.
+    Reported,
+    /// Its wall time less its own listing's time, which stands for the start-up.
+    RunLessListing,
+    /// Its whole wall time over its tests (no start-up could be told apart: every test is
+    /// counted as costing a start-up).
+    WholeRun,
 }
 
 /// What a runner's listing counts.
@@ -533,9 +573,12 @@ pub enum BaselineVerdict {
     NoTests,
     /// It was not run: the attempts' share of time was spent, or a wider form was chosen.
     NotRun,
-    /// It was not run: its estimate, from its runner's listing and the reproduction's time
-    /// per test, exceeds the time it could have.
+    /// It was not run: its estimate, from its count of tests and the reproduction's time per
+    /// test, exceeds the time it could have.
     EstimatedOverBudget,
+    /// It was stopped at a multiple of its estimate: its tests are slower than the
+    /// reproduction's, and its estimate cannot be trusted to fit the budget.
+    OverEstimate,
 }
 
 /// The Localize phase.

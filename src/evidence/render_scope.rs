@@ -120,6 +120,7 @@ fn why(choice: &SuiteChoice) -> &'static str {
             BaselineVerdict::OverBudget
                 | BaselineVerdict::NotRun
                 | BaselineVerdict::EstimatedOverBudget
+                | BaselineVerdict::OverEstimate
         )
     });
     if over_budget {
@@ -310,7 +311,7 @@ fn notes(out: &mut String, related: &RelatedSuite) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::{ListedUnit, RelatedTest, SuiteEstimate};
+    use crate::evidence::{CountSource, ListedUnit, RateSource, RelatedTest, SuiteEstimate};
 
     fn related(selected: usize) -> RelatedSuite {
         RelatedSuite {
@@ -342,9 +343,15 @@ mod tests {
     fn a_related_form_estimated_over_the_budget_says_so_and_still_names_its_tests() {
         let mut form = related(22);
         form.estimate = Some(SuiteEstimate {
-            listing: 5,
+            source: CountSource::Listing,
+            listing: Some(5),
+            files: None,
             unit: ListedUnit::Tests,
             count: 400,
+            reproduction: 0,
+            rate: RateSource::RunLessListing,
+            startup_ms: 8_870,
+            per_unit_us: 149_000,
             estimate_ms: 68_470,
         });
         form.verdict = Some(BaselineVerdict::EstimatedOverBudget);

@@ -114,6 +114,33 @@ impl Repo {
         paths.dedup();
         Ok(paths)
     }
+
+    /// The directories git ignores, each as its top-most ignored path (`node_modules`,
+    /// `pkg/web/node_modules`, `.venv`), sorted; ignored files are left out.
+    pub fn ignored_dirs(&self) -> Result<Vec<String>, GitError> {
+        let repo = self.git()?;
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(true)
+            .recurse_ignored_dirs(false)
+            .include_unmodified(false)
+            .exclude_submodules(true);
+        let statuses = repo
+            .statuses(Some(&mut opts))
+            .map_err(git_err("read the ignored paths"))?;
+        let mut dirs: Vec<String> = statuses
+            .iter()
+            .filter(|entry| entry.status().is_ignored())
+            .filter_map(|entry| {
+                let path = lossy(entry.path_bytes());
+                path.strip_suffix('/').map(str::to_owned)
+            })
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        Ok(dirs)
+    }
 }
 
 /// HEAD's commit id, `None` when HEAD is unborn.

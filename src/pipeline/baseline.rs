@@ -8,25 +8,36 @@
 //! them (failing tests by name always; passing ones where the output names passes). "No test
 //! that passed before fails now" proves nothing over a run in which nothing ran.
 //!
-//! Time: each form wider than the reproduction's own files is stopped at
-//! `test.suite-budget-ms`, and together they get at most [`ATTEMPTS_BUDGET_FACTOR`] times
-//! it; a form left when that share is spent is recorded as not run. The reproduction's own
-//! files (the last form) run like the reproduction, under the command timeout only. So the
-//! attempts cost at most twice the suite budget plus one run of the reproduction's files.
+//! Time: the forms wider than the reproduction's own files share [`ATTEMPTS_BUDGET_FACTOR`]
+//! suite budget(s) (`test.suite-budget-ms`), each at most one budget; a form left when that
+//! share is spent is recorded as not run. The reproduction's own files (the last form) run like
+//! the reproduction, under the command timeout only. So the attempts cost at most one suite
+//! budget plus one run of the reproduction's files.
 //!
-//! Estimate: before a wider form runs, its runner lists its tests when it can (see
-//! `suite/listing.rs`); the form's cost is the listing's own time plus the count times the
-//! reproduction's time per test (its run less its own listing's time, over its tests). A form
-//! estimated over the time it could have is recorded with its estimate and never run; the
-//! forms' listings' time counts in the wider forms' share. A form whose runner lists nothing runs
-//! with what is left of that share, at most one suite budget, so the next form still has
-//! its own.
+//! Estimate: before a wider form runs, its tests are counted, by its runner's listing when it
+//! has one (`suite/listing.rs`) or statically from its files (`suite/count.rs`), and its cost
+//! estimated as a start-up plus the count times the reproduction's time per test. The rate is
+//! measured once on the reproduction's first run: the test time its runner reports (`Ran 1
+//! test in 0.004s`) over its tests, the rest of its wall time being the start-up; without a
+//! reported time, its wall time less its own listing's; without either, its whole wall time
+//! (every test then counts a start-up). The form's start-up is its listing's time when it has
+//! one; counted statically, it is the reproduction's start-up per test file times the form's
+//! files (modules are imported, node:test starts a process per file, Django sets up each app).
+//! A form estimated over the time it could have is recorded with its estimate and never run;
+//! the forms' listings' time counts in the share.
+//!
+//! The rate comes from the reproduction's few tests, picked because they fail, not because
+//! they are typical: a wider form of slower tests is underestimated. So a form estimated within
+//! its time runs for at most [`ESTIMATE_TOLERANCE`] times its estimate (never less than
+//! [`ESTIMATE_FLOOR`]); stopped there, it is recorded as over its estimate and the next form
+//! still has its time. A form with no estimate at all (no listing, nothing counted) gets half
+//! of what is left of the share when a wider form follows it, so that form keeps the other half.
 
 use std::time::Duration;
 
 use crate::evidence::{
-    BaselineVerdict, CommandRecord, ListedUnit, Phase, Purpose, SuiteAttempt, SuiteChoice,
-    SuiteEstimate, SuiteFormKind, duration_text,
+    BaselineVerdict, CommandRecord, CountSource, ListedUnit, Phase, Purpose, RateSource,
+    SuiteAttempt, SuiteChoice, SuiteEstimate, SuiteFormKind, duration_text,
 };
 use crate::testreport::TestStatus;
 
@@ -35,7 +46,14 @@ use super::ctx::Ctx;
 use super::suite::Listing;
 
 /// The forms wider than the reproduction's files share this many suite budgets.
-pub(crate) const ATTEMPTS_BUDGET_FACTOR: u32 = 2;
+pub(crate) const ATTEMPTS_BUDGET_FACTOR: u32 = 1;
+
+/// A form estimated within its time is stopped at this many times its estimate.
+const ESTIMATE_TOLERANCE: u32 = 2;
+
+/// The least time a form estimated within its time is given: below it, start-up noise on a
+/// loaded machine would stop quick forms that fit.
+const ESTIMATE_FLOOR: Duration = Duration::from_secs(30);
 
 /// Output lines (lowercased) that show a session stopped before its tests ran; every part of
 /// one entry must be on the line. pytest's interrupted collection and internal errors, jest's
@@ -52,20 +70,45 @@ const STOP_MARKERS: &[&[&str]] = &[
 /// Lines of the reproduction's tests quoted in an attempt's detail.
 const MISSING_QUOTED: usize = 5;
 
-/// What one listing found: its run, how many it counted and how long it took.
+/// What one count found: how many, and the listing run it comes from (none when counted
+/// statically) with its time, or the files read.
 #[derive(Debug, Clone, Copy)]
-struct Listed {
-    id: usize,
+struct Count {
+    source: CountSource,
+    unit: ListedUnit,
     count: u64,
-    duration_ms: u64,
+    listing: Option<(usize, u64)>,
+    files: Option<u64>,
 }
 
-/// The reproduction's measured cost of one listed unit, in microseconds, with the run it was
-/// measured on.
+/// The reproduction's measured start-up and test time, with the run they were measured on.
 #[derive(Debug, Clone, Copy)]
-struct Rate {
+struct Sample {
     reproduction: usize,
-    per_unit_us: u64,
+    wall_ms: u64,
+    startup_ms: u64,
+    source: RateSource,
+    tests: u64,
+    files: u64,
+    /// The reproduction's test files as a static count reads them (at least one): its start-up
+    /// is spread over them for forms counted statically.
+    startup_files: u64,
+}
+
+impl Sample {
+    /// The time per unit in microseconds; `None` when the reproduction ran none.
+    fn per_unit_us(&self, unit: ListedUnit) -> Option<u64> {
+        let units = match unit {
+            ListedUnit::Tests => self.tests,
+            ListedUnit::TestFiles => self.files,
+        };
+        (units > 0).then(|| {
+            self.wall_ms
+                .saturating_sub(self.startup_ms)
+                .saturating_mul(1000)
+                / units
+        })
+    }
 }
 
 /// Run the derived suite's forms before the fix until one establishes a baseline. Returns
@@ -78,9 +121,12 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
     let mut spent = Duration::ZERO;
     let mut attempts = Vec::new();
     let mut chosen = None;
-    // Measured once, at the first form whose runner lists its tests.
-    let mut rate: Option<Option<Rate>> = None;
-    for form in forms {
+    // Measured once, at the first form that is counted.
+    let mut sample: Option<Option<Sample>> = None;
+    for (at, form) in forms.iter().cloned().enumerate() {
+        let wider_follows = forms[at + 1..]
+            .iter()
+            .any(|f| f.kind != SuiteFormKind::ReproductionFiles);
         let limit = match form.kind {
             SuiteFormKind::ReproductionFiles => None,
             _ => {
@@ -102,46 +148,43 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
                 Some(left.min(budget))
             }
         };
-        let listing = limit
-            .and_then(|_| crate::policy::command::split(&form.command).ok())
-            .and_then(|argv| super::suite::listing(&argv));
         let mut estimate = None;
-        if let (Some(limit), Some(listing)) = (limit, listing) {
-            if rate.is_none() {
-                let Some(measured) = measure_rate(ctx, &listing, limit)? else {
-                    return Ok(None);
-                };
-                rate = Some(measured);
-            }
-            if let Some(rate) = rate.flatten() {
-                let left = share.saturating_sub(spent).min(limit);
-                let Some((took, found)) = estimate_form(ctx, &listing, left, rate, None)? else {
-                    return Ok(None);
-                };
-                spent += took;
-                let limit_ms = millis(share.saturating_sub(spent).min(budget));
-                match found {
-                    Some((found, listed)) if found.estimate_ms > limit_ms => {
-                        let detail = over_estimate(&found, listed, rate, limit_ms);
-                        ctx.reporter.info(&format!(
-                            "the suite `{}` is not run: {detail}",
-                            form.command
-                        ));
-                        attempts.push(SuiteAttempt {
-                            kind: form.kind,
-                            command: form.command,
-                            baseline: None,
-                            estimate: Some(found),
-                            verdict: BaselineVerdict::EstimatedOverBudget,
-                            detail,
-                        });
-                        continue;
-                    }
-                    found => estimate = found.map(|(found, _)| found),
+        if let Some(limit) = limit {
+            let Some((took, counted)) = count_form(ctx, &form.command, limit, None)? else {
+                return Ok(None);
+            };
+            spent += took;
+            if let Some(counted) = counted {
+                if sample.is_none() {
+                    let Some(measured) = measure(ctx, counted.unit, limit, None)? else {
+                        return Ok(None);
+                    };
+                    sample = Some(measured);
                 }
+                estimate = sample
+                    .flatten()
+                    .and_then(|sample| estimated(counted, sample));
+            }
+            let limit_ms = millis(share.saturating_sub(spent).min(budget));
+            if let Some(found) = estimate.as_ref().filter(|e| e.estimate_ms > limit_ms) {
+                let detail = over_estimate(found, limit_ms);
+                ctx.reporter.info(&format!(
+                    "the suite `{}` is not run: {detail}",
+                    form.command
+                ));
+                attempts.push(SuiteAttempt {
+                    kind: form.kind,
+                    command: form.command,
+                    baseline: None,
+                    estimate,
+                    verdict: BaselineVerdict::EstimatedOverBudget,
+                    detail,
+                });
+                continue;
             }
         }
-        let limit = limit.map(|limit| share.saturating_sub(spent).min(limit));
+        let left = share.saturating_sub(spent);
+        let limit = limit.map(|_| run_limit(left, budget, estimate.as_ref(), wider_follows));
         let id = ctx.run_command_within(
             &form.command,
             Phase::Reproduce,
@@ -165,7 +208,20 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
         let duration_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
         spent += Duration::from_millis(duration_ms);
         let limit_ms = limit.map(millis);
-        let (verdict, detail) = judge(reproduction, record, limit_ms);
+        let (mut verdict, mut detail) = judge(reproduction, record, limit_ms);
+        if let (BaselineVerdict::OverBudget, Some(found), Some(limit_ms)) =
+            (verdict, &estimate, limit_ms)
+            && limit_ms == millis(tolerated(found))
+        {
+            verdict = BaselineVerdict::OverEstimate;
+            detail = format!(
+                "stopped at {}, {ESTIMATE_TOLERANCE} × its estimate of {}: its tests are slower \
+                 than the reproduction's (#{})",
+                duration_text(limit_ms),
+                duration_text(found.estimate_ms),
+                found.reproduction,
+            );
+        }
         if verdict == BaselineVerdict::Established {
             chosen = Some((form.command.clone(), id));
         } else {
@@ -196,51 +252,105 @@ pub(crate) fn choose(ctx: &mut Ctx<'_>) -> Result<Option<Option<(String, usize)>
     Ok(Some(chosen))
 }
 
-/// A form's estimate and the listing it comes from.
-type Estimated = (SuiteEstimate, Listed);
+/// The time a wider form runs for: what is left of the share, at most one budget; at most a
+/// multiple of its estimate when it has one, else half of what is left when a wider form
+/// follows it (that form keeps the other half).
+fn run_limit(
+    left: Duration,
+    budget: Duration,
+    estimate: Option<&SuiteEstimate>,
+    wider_follows: bool,
+) -> Duration {
+    let limit = left.min(budget);
+    match estimate {
+        Some(found) => limit.min(tolerated(found)),
+        None if wider_follows => limit.min(left / 2),
+        None => limit,
+    }
+}
 
-/// List a form within `limit` and estimate its run at `rate`: the listing's time, and the
-/// estimate with its listing when the listing counted something. `None` when the run must
-/// stop.
-fn estimate_form(
-    ctx: &mut Ctx<'_>,
-    listing: &Listing,
-    limit: Duration,
-    rate: Rate,
-    round: Option<u32>,
-) -> Result<Option<(Duration, Option<Estimated>)>, PipelineError> {
-    let Some((took, listed)) = list(ctx, listing, limit, round)? else {
-        return Ok(None);
+/// The time a form estimated within its time may run: a multiple of its estimate, never
+/// under the floor.
+fn tolerated(estimate: &SuiteEstimate) -> Duration {
+    Duration::from_millis(
+        estimate
+            .estimate_ms
+            .saturating_mul(u64::from(ESTIMATE_TOLERANCE)),
+    )
+    .max(ESTIMATE_FLOOR)
+}
+
+/// A form's estimate from its count and the reproduction's sample; `None` when the sample
+/// has no unit of the count's kind.
+fn estimated(counted: Count, sample: Sample) -> Option<SuiteEstimate> {
+    let per_unit_us = sample.per_unit_us(counted.unit)?;
+    let startup_ms = match (counted.listing, counted.files) {
+        (Some((_, listing_ms)), _) => listing_ms.max(sample.startup_ms),
+        // No listing measured the form's own start-up: it grows with its files (imports,
+        // node:test's process per file, Django's apps), at the reproduction's per file.
+        (None, Some(files)) => (sample.startup_ms.saturating_mul(files)
+            / sample.startup_files.max(1))
+        .max(sample.startup_ms),
+        (None, None) => sample.startup_ms,
     };
-    let found = listed.map(|listed| {
-        let tests_ms = listed.count.saturating_mul(rate.per_unit_us) / 1000;
-        let estimate = SuiteEstimate {
-            listing: listed.id,
-            unit: listing.unit,
-            count: listed.count,
-            estimate_ms: listed.duration_ms.saturating_add(tests_ms),
-        };
-        (estimate, listed)
-    });
-    Ok(Some((took, found)))
+    let tests_ms = counted.count.saturating_mul(per_unit_us) / 1000;
+    Some(SuiteEstimate {
+        source: counted.source,
+        listing: counted.listing.map(|(id, _)| id),
+        files: counted.files,
+        unit: counted.unit,
+        count: counted.count,
+        reproduction: sample.reproduction,
+        rate: sample.source,
+        startup_ms,
+        per_unit_us,
+        estimate_ms: startup_ms.saturating_add(tests_ms),
+    })
+}
+
+/// Count a form's tests within `limit`: its runner's listing when it has one (the listing's
+/// time is returned), else statically. `None` when the run must stop; no count when nothing
+/// could be counted.
+fn count_form(
+    ctx: &mut Ctx<'_>,
+    command: &str,
+    limit: Duration,
+    round: Option<u32>,
+) -> Result<Option<(Duration, Option<Count>)>, PipelineError> {
+    let Ok(argv) = crate::policy::command::split(command) else {
+        return Ok(Some((Duration::ZERO, None)));
+    };
+    if let Some(listing) = super::suite::listing(&argv) {
+        return list(ctx, &listing, limit, round);
+    }
+    let counted = super::suite::count(&argv, &ctx.root)
+        .filter(|c| c.tests > 0)
+        .map(|c| Count {
+            source: CountSource::CountedStatically,
+            unit: ListedUnit::Tests,
+            count: c.tests,
+            listing: None,
+            files: Some(c.files),
+        });
+    Ok(Some((Duration::ZERO, counted)))
 }
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Run a listing within `limit` (recorded in Reproduce, or in Prevent for a fix round's
-/// related form): the time it took and its count. `None` when the run must stop; no count
-/// when the listing named nothing (it failed, or its runner printed no list).
+/// Run a listing within `limit`: the time it took and its count. `None` when the run must
+/// stop; no count when the listing named nothing (it failed, or its runner printed no list).
 fn list(
     ctx: &mut Ctx<'_>,
     listing: &Listing,
     limit: Duration,
     round: Option<u32>,
-) -> Result<Option<(Duration, Option<Listed>)>, PipelineError> {
+) -> Result<Option<(Duration, Option<Count>)>, PipelineError> {
     let Ok(command) = shlex::try_join(listing.argv.iter().map(String::as_str)) else {
         return Ok(Some((Duration::ZERO, None)));
     };
+    // Before the fix, or in a fix round (a related form's listing).
     let phase = if round.is_some() {
         Phase::Prevent
     } else {
@@ -260,22 +370,26 @@ fn list(
         .flatten();
     Ok(Some((
         took,
-        count.map(|count| Listed {
-            id,
+        count.map(|count| Count {
+            source: CountSource::Listing,
+            unit: listing.unit,
             count,
-            duration_ms: outcome.duration_ms,
+            listing: Some((id, outcome.duration_ms)),
+            files: None,
         }),
     )))
 }
 
-/// The reproduction's time per listed unit: its first run's time less its own listing's
-/// (the runner's start and collection), over the units its report names. `None` when the
-/// run must stop; `Some(None)` when it cannot be measured.
-fn measure_rate(
+/// The reproduction's start-up and test time, from its first run: the test time its runner
+/// reported, else its wall time less its own listing's (run within `limit` when its unit is
+/// `unit`), else its whole wall time. `None` when the run must stop; `Some(None)` when it ran
+/// no test to measure.
+fn measure(
     ctx: &mut Ctx<'_>,
-    form: &Listing,
+    unit: ListedUnit,
     limit: Duration,
-) -> Result<Option<Option<Rate>>, PipelineError> {
+    round: Option<u32>,
+) -> Result<Option<Option<Sample>>, PipelineError> {
     let Some(run) = ctx
         .evidence
         .reproduction
@@ -287,120 +401,129 @@ fn measure_rate(
     let Some(record) = ctx.evidence.command(run) else {
         return Ok(Some(None));
     };
-    let units = units(record, form.unit);
-    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
-    let own = own_listing(record, form.unit);
-    let (Some(own), true) = (own, units > 0) else {
+    let Some(outcome) = record.outcome.as_ref() else {
         return Ok(Some(None));
     };
-    // Measuring the rate is the reproduction's cost, not a form's: it takes none of their share.
-    let Some((_, listed)) = list(ctx, &own, limit, None)? else {
-        return Ok(None);
+    let (tests, files) = record.tests.as_ref().map_or((0, 0), |report| {
+        let mut files: Vec<&str> = report
+            .tests
+            .iter()
+            .filter_map(|t| t.file.as_deref())
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        let tests = report.passed + report.failed + report.skipped;
+        (tests, files.len().max(1) as u64)
+    });
+    if tests == 0 {
+        return Ok(Some(None));
+    }
+    let wall_ms = outcome.duration_ms;
+    let startup_files = crate::policy::command::split(&record.command)
+        .ok()
+        .and_then(|argv| super::suite::count(&argv, &ctx.root))
+        .map_or(files, |counted| counted.files)
+        .max(1);
+    let sample = |startup_ms: u64, source| Sample {
+        reproduction: run,
+        wall_ms,
+        startup_ms: startup_ms.min(wall_ms),
+        source,
+        tests,
+        files,
+        startup_files,
     };
-    Ok(Some(listed.map(|listed| {
-        Rate {
-            reproduction: run,
-            per_unit_us: ran_ms
-                .saturating_sub(listed.duration_ms)
-                .saturating_mul(1000)
-                / units,
-        }
-    })))
-}
-
-/// How many units of `unit` the reproduction's run `record` names.
-fn units(record: &CommandRecord, unit: ListedUnit) -> u64 {
-    record.tests.as_ref().map_or(0, |report| match unit {
-        ListedUnit::Tests => report.passed + report.failed + report.skipped,
-        ListedUnit::TestFiles => {
-            let mut files: Vec<&str> = report
-                .tests
-                .iter()
-                .filter_map(|t| t.file.as_deref())
-                .collect();
-            files.sort_unstable();
-            files.dedup();
-            files.len().max(1) as u64
-        }
-    })
-}
-
-/// The reproduction's own listing, when it counts `unit`.
-fn own_listing(record: &CommandRecord, unit: ListedUnit) -> Option<Listing> {
-    crate::policy::command::split(&record.command)
+    if let Some(reported) = crate::testreport::reported_ms(&outcome.stdout, &outcome.stderr)
+        .filter(|reported| *reported <= wall_ms)
+    {
+        return Ok(Some(Some(sample(wall_ms - reported, RateSource::Reported))));
+    }
+    let own = crate::policy::command::split(&record.command)
         .ok()
         .and_then(|argv| super::suite::listing(&argv))
-        .filter(|own| own.unit == unit)
-}
-
-/// The rate measured before the fix, read back from the evidence: the reproduction's first
-/// run and its own listing's recorded run. `None` when none was measured.
-fn recorded_rate(ctx: &Ctx<'_>, unit: ListedUnit) -> Option<Rate> {
-    let run = ctx.evidence.reproduction.as_ref()?.runs.first().copied()?;
-    let record = ctx.evidence.command(run)?;
-    let own = own_listing(record, unit)?;
-    let command = shlex::try_join(own.argv.iter().map(String::as_str)).ok()?;
-    let listed = ctx.evidence.commands.iter().find(|c| {
-        c.purpose == Purpose::SuiteListing && c.round.is_none() && c.command == command
-    })?;
-    let outcome = listed.outcome.as_ref().filter(|o| !o.timed_out)?;
-    own.count(&outcome.stdout)?;
-    let units = units(record, unit);
-    let ran_ms = record.outcome.as_ref().map_or(0, |o| o.duration_ms);
-    (units > 0).then(|| Rate {
-        reproduction: run,
-        per_unit_us: ran_ms
-            .saturating_sub(outcome.duration_ms)
-            .saturating_mul(1000)
-            / units,
-    })
+        .filter(|own| own.unit == unit);
+    let Some(own) = own else {
+        return Ok(Some(Some(sample(0, RateSource::WholeRun))));
+    };
+    // Measuring the rate is the reproduction's cost, not a form's: it takes none of their share.
+    let Some((_, listed)) = list(ctx, &own, limit, round)? else {
+        return Ok(None);
+    };
+    Ok(Some(Some(match listed.and_then(|l| l.listing) {
+        Some((_, listing_ms)) => sample(listing_ms, RateSource::RunLessListing),
+        None => sample(0, RateSource::WholeRun),
+    })))
 }
 
 /// A related form's estimate, and why it is not run when it is over its limit.
 pub(crate) type RelatedEstimate = (SuiteEstimate, Option<String>);
 
-/// A fix round's related form estimated before it runs, at the rate measured on the
-/// reproduction before the fix: the estimate, and why it is not run when it is over `limit`.
-/// `None` when the run must stop; `Some(None)` when it cannot be estimated (its runner lists
-/// nothing, or no rate was measured). The listing leaves the tree restored.
+/// Fix round `round`'s related form (`argv`) estimated before it runs, as the wider forms are
+/// before the fix: its count (its runner's listing, else counted statically) at the rate of
+/// the reproduction's first run. The estimate, and why it is not run when it is over `limit`.
+/// `None` when the run must stop; `Some(None)` when it cannot be estimated. A listing leaves
+/// the tree restored.
 pub(crate) fn estimate_related(
     ctx: &mut Ctx<'_>,
     argv: &[String],
     limit: Duration,
     round: u32,
 ) -> Result<Option<Option<RelatedEstimate>>, PipelineError> {
-    let Some(listing) = super::suite::listing(argv) else {
+    let Ok(command) = shlex::try_join(argv.iter().map(String::as_str)) else {
         return Ok(Some(None));
     };
-    let Some(rate) = recorded_rate(ctx, listing.unit) else {
-        return Ok(Some(None));
-    };
-    let Some((_, found)) = estimate_form(ctx, &listing, limit, rate, Some(round))? else {
+    let Some((_, counted)) = count_form(ctx, &command, limit, Some(round))? else {
         return Ok(None);
     };
+    let Some(counted) = counted else {
+        return Ok(Some(None));
+    };
+    let Some(sample) = measure(ctx, counted.unit, limit, Some(round))? else {
+        return Ok(None);
+    };
+    let Some(estimate) = sample.and_then(|sample| estimated(counted, sample)) else {
+        return Ok(Some(None));
+    };
     let limit_ms = millis(limit);
-    Ok(Some(found.map(|(estimate, listed)| {
-        let over = (estimate.estimate_ms > limit_ms)
-            .then(|| over_estimate(&estimate, listed, rate, limit_ms));
-        (estimate, over)
-    })))
+    let over = (estimate.estimate_ms > limit_ms).then(|| over_estimate(&estimate, limit_ms));
+    Ok(Some(Some((estimate, over))))
 }
 
-/// Why a form was not run, in words: its listing, the rate, the estimate and the limit.
-fn over_estimate(estimate: &SuiteEstimate, listed: Listed, rate: Rate, limit_ms: u64) -> String {
+/// Why a form was not run, in words: its count, the rate, the estimate and the limit.
+fn over_estimate(estimate: &SuiteEstimate, limit_ms: u64) -> String {
     let (plural, singular) = match estimate.unit {
         ListedUnit::Tests => ("tests", "test"),
         ListedUnit::TestFiles => ("test files", "test file"),
     };
+    let counted = match (estimate.source, estimate.listing, estimate.files) {
+        (CountSource::Listing, Some(id), _) => {
+            format!("its runner lists {} {plural} (#{id})", estimate.count)
+        }
+        (_, _, Some(files)) => format!(
+            "counted statically, it has {} {plural} in {files} file{}",
+            estimate.count,
+            if files == 1 { "" } else { "s" }
+        ),
+        _ => format!("it has {} {plural}", estimate.count),
+    };
+    let measured = match estimate.rate {
+        RateSource::Reported => "as its runner reported for the reproduction",
+        RateSource::RunLessListing => "as measured on the reproduction",
+        RateSource::WholeRun => "as measured on the reproduction, start-up included",
+    };
+    let startup = match (estimate.listing, estimate.files) {
+        (None, Some(files)) if files > 1 => format!(
+            "{} ({} a file)",
+            duration_text(estimate.startup_ms),
+            per_unit_text(estimate.startup_ms.saturating_mul(1000) / files)
+        ),
+        _ => duration_text(estimate.startup_ms),
+    };
     format!(
-        "not run: its runner lists {} {plural} (#{}, {}); at {} a {singular} as measured on \
-         the reproduction (#{}), it would take about {}, more than the {} it could have \
-         (`test.suite-budget-ms`)",
-        estimate.count,
-        listed.id,
-        duration_text(listed.duration_ms),
-        per_unit_text(rate.per_unit_us),
-        rate.reproduction,
+        "not run: {counted}; at {} a {singular} {measured} (#{}) plus a start-up of {startup}, \
+         it would take about {}, more than the {} it could have (`test.suite-budget-ms`)",
+        per_unit_text(estimate.per_unit_us),
+        estimate.reproduction,
         duration_text(estimate.estimate_ms),
         duration_text(limit_ms),
     )
@@ -598,29 +721,118 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_form_estimated_over_its_time_says_what_was_listed_and_at_what_rate() {
-        let listed = Listed {
-            id: 2,
-            count: 12_700,
-            duration_ms: 4_200,
-        };
-        let estimate = SuiteEstimate {
-            listing: 2,
+    fn estimate(source: CountSource, rate: RateSource) -> SuiteEstimate {
+        SuiteEstimate {
+            source,
+            listing: (source == CountSource::Listing).then_some(2),
+            files: (source == CountSource::CountedStatically).then_some(1_900),
             unit: ListedUnit::Tests,
-            count: 12_700,
-            estimate_ms: 4_200 + 12_700 * 50,
-        };
-        let rate = Rate {
+            count: 17_441,
             reproduction: 0,
+            rate,
+            startup_ms: 1_400,
             per_unit_us: 50_000,
+            estimate_ms: 1_400 + 17_441 * 50,
+        }
+    }
+
+    #[test]
+    fn a_form_estimated_over_its_time_says_how_it_was_counted_and_at_what_rate() {
+        assert_eq!(
+            over_estimate(
+                &estimate(CountSource::Listing, RateSource::RunLessListing),
+                600_000
+            ),
+            "not run: its runner lists 17441 tests (#2); at 50 ms a test as measured on the \
+             reproduction (#0) plus a start-up of 1.40 s, it would take about 873.45 s, more \
+             than the 600.00 s it could have (`test.suite-budget-ms`)"
+        );
+        assert_eq!(
+            over_estimate(
+                &estimate(CountSource::CountedStatically, RateSource::Reported),
+                600_000
+            ),
+            "not run: counted statically, it has 17441 tests in 1900 files; at 50 ms a test as \
+             its runner reported for the reproduction (#0) plus a start-up of 1.40 s (under 1 ms \
+             a file), it would take about 873.45 s, more than the 600.00 s it could have \
+             (`test.suite-budget-ms`)"
+        );
+    }
+
+    #[test]
+    fn the_rate_leaves_the_start_up_out_of_the_time_per_test() {
+        let sample = Sample {
+            reproduction: 0,
+            wall_ms: 1_500,
+            startup_ms: 1_496,
+            source: RateSource::Reported,
+            tests: 4,
+            files: 1,
+            startup_files: 1,
+        };
+        assert_eq!(sample.per_unit_us(ListedUnit::Tests), Some(1_000));
+        assert_eq!(sample.per_unit_us(ListedUnit::TestFiles), Some(4_000));
+        let counted = Count {
+            source: CountSource::CountedStatically,
+            unit: ListedUnit::Tests,
+            count: 17_441,
+            listing: None,
+            files: Some(1_900),
+        };
+        // Counted statically, the start-up is the reproduction's per file, over the form's files.
+        let found = estimated(counted, sample).unwrap();
+        assert_eq!(found.startup_ms, 1_496 * 1_900);
+        assert_eq!(found.estimate_ms, 1_496 * 1_900 + 17_441);
+        let two_files = Sample {
+            startup_files: 2,
+            ..sample
         };
         assert_eq!(
-            over_estimate(&estimate, listed, rate, 600_000),
-            "not run: its runner lists 12700 tests (#2, 4.20 s); at 50 ms a test as measured on \
-             the reproduction (#0), it would take about 639.20 s, more than the 600.00 s it \
-             could have (`test.suite-budget-ms`)"
+            estimated(counted, two_files).unwrap().startup_ms,
+            1_496 * 950
         );
+        // A listing's time is the form's own start-up when it is longer than the reproduction's.
+        let listed = Count {
+            source: CountSource::Listing,
+            listing: Some((3, 4_000)),
+            files: None,
+            ..counted
+        };
+        assert_eq!(estimated(listed, sample).unwrap().startup_ms, 4_000);
+        let none = Sample { tests: 0, ..sample };
+        assert_eq!(estimated(counted, none), None);
+    }
+
+    #[test]
+    fn a_form_within_its_estimate_is_stopped_at_a_multiple_of_it_never_under_the_floor() {
+        let mut found = estimate(CountSource::CountedStatically, RateSource::Reported);
+        found.estimate_ms = 24_000;
+        assert_eq!(tolerated(&found), Duration::from_secs(48));
+        found.estimate_ms = 300;
+        assert_eq!(tolerated(&found), ESTIMATE_FLOOR);
+    }
+
+    #[test]
+    fn an_unestimated_form_leaves_half_of_the_share_to_the_wider_form_after_it() {
+        let budget = Duration::from_secs(600);
+        let left = budget;
+        assert_eq!(
+            run_limit(left, budget, None, true),
+            Duration::from_secs(300)
+        );
+        assert_eq!(run_limit(left, budget, None, false), budget);
+        assert_eq!(
+            run_limit(Duration::from_secs(100), budget, None, false),
+            Duration::from_secs(100)
+        );
+        let mut found = estimate(CountSource::CountedStatically, RateSource::Reported);
+        found.estimate_ms = 24_000;
+        assert_eq!(
+            run_limit(left, budget, Some(&found), true),
+            Duration::from_secs(48)
+        );
+        found.estimate_ms = 500_000;
+        assert_eq!(run_limit(left, budget, Some(&found), true), budget);
     }
 
     #[test]

@@ -158,8 +158,8 @@ pub(crate) fn run(
 }
 
 /// Run the targets' perturbed copies alone on the base tree and on the change (the copies
-/// journaled and written the same into both) and judge them; `None` when the run must stop.
-/// On return the tree holds the change, nothing else.
+/// journaled and written the same into both; every run of the copies on each tree) and judge
+/// them; `None` when the run must stop. On return the tree holds the change, nothing else.
 fn perturbed(
     ctx: &mut Ctx<'_>,
     number: u32,
@@ -168,20 +168,27 @@ fn perturbed(
     round: &mut Round,
 ) -> Result<Option<Vec<Issue>>, PipelineError> {
     let copies = &plan.perturbed;
-    round.checks.extend(canary::perturbed_inapplicable(copies));
+    round.checks.extend(canary::perturbed_not_run(copies));
     if copies.copies.is_empty() {
         return Ok(Some(Vec::new()));
     }
     ctx.reporter
         .info("prove: running the tests with their inputs perturbed, on the base and the change");
-    let command = shlex::try_join(
-        plan.invocation
-            .command(&copies.selection)
-            .iter()
-            .map(String::as_str),
-    )
-    .unwrap_or_default();
-    let mut ids = Vec::new();
+    let commands: Vec<String> = copies
+        .runs
+        .iter()
+        .map(|selection| {
+            shlex::try_join(
+                plan.invocation
+                    .command(selection)
+                    .iter()
+                    .map(String::as_str),
+            )
+            .unwrap_or_default()
+        })
+        .collect();
+    // `ids[tree][run]`: the base's runs, then the change's.
+    let mut ids: Vec<Vec<usize>> = Vec::new();
     for with_change in [false, true] {
         ctx.restore()?;
         if with_change {
@@ -202,19 +209,27 @@ fn perturbed(
             put_back(ctx, changes)?;
             return Ok(Some(Vec::new()));
         }
-        let Some(id) =
-            ctx.run_command_within(&command, Phase::Prove, Purpose::Canary, Some(number), None)?
-        else {
-            return Ok(None);
-        };
-        ids.push(id);
+        let mut tree = Vec::new();
+        for command in &commands {
+            let Some(id) =
+                ctx.run_command_within(command, Phase::Prove, Purpose::Canary, Some(number), None)?
+            else {
+                return Ok(None);
+            };
+            tree.push(id);
+        }
+        ids.push(tree);
     }
     put_back(ctx, changes)?;
-    let (Some(base), Some(change)) = (ctx.evidence.command(ids[0]), ctx.evidence.command(ids[1]))
-    else {
-        return Ok(Some(Vec::new()));
-    };
-    let (check, issue) = canary::judge_perturbed(copies, plan.invocation.runner, base, change);
+    // A run with no record is judged as such (not judged), never skipped.
+    let runs: Vec<_> = ids[0]
+        .iter()
+        .zip(&ids[1])
+        .map_while(|(base, change)| {
+            Some((ctx.evidence.command(*base)?, ctx.evidence.command(*change)?))
+        })
+        .collect();
+    let (check, issue) = canary::judge_perturbed(copies, plan.invocation.runner, &runs);
     round.checks.push(check);
     Ok(Some(issue.into_iter().collect()))
 }

@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::engine::{Engine, FixResponse};
@@ -23,7 +23,7 @@ use crate::evidence::{
     Attempt, CandidateRecord, CandidateVerdict, Explanation, PatchRecord, Round, RoundVerdict,
 };
 use crate::git::Repo;
-use crate::patch::PatchOutcome;
+use crate::patch::{self, Mode, PatchOutcome};
 use crate::policy::Issue;
 use crate::report::Reporter;
 
@@ -35,6 +35,7 @@ use super::checks::check;
 use super::ctx::Ctx;
 use super::fix::{self, Source};
 use super::scratch::Scratch;
+use super::shared::SharedRuns;
 
 /// How often the proving threads' supervisor looks at the run's cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
@@ -55,6 +56,9 @@ struct Proof {
     stopped: bool,
     /// Order in which fully proven candidates finished (for `--first-proven`).
     finished: usize,
+    /// The smaller candidate whose full proof made this one's pointless (it could no longer
+    /// win), when that stopped or skipped its proof.
+    outranked_by: Option<u32>,
 }
 
 /// Run one round of `ctx.config.candidates.count` candidates.
@@ -71,14 +75,16 @@ pub(crate) fn round(
         round.candidates = early;
         return Ok(round);
     }
-    let proofs = prove_all(ctx, number, &answered)?;
+    let planned: Vec<Planned> = answered.iter().map(|a| plan(ctx, a)).collect();
+    let proofs = prove_all(ctx, number, &answered, &planned)?;
     let mut records: Vec<(CandidateRecord, usize)> =
         early.into_iter().map(|r| (r, usize::MAX)).collect();
     records.extend(
         answered
             .iter()
+            .zip(&planned)
             .zip(proofs)
-            .map(|(answer, proof)| record(number, answer, proof)),
+            .map(|((answer, planned), proof)| record(number, answer, planned, proof)),
     );
     records.sort_by_key(|(r, _)| r.number);
     let first_proven = ctx.config.candidates.first_proven;
@@ -260,12 +266,112 @@ fn ended_without_answers(records: &[CandidateRecord]) -> (RoundVerdict, Vec<Issu
     }
 }
 
-/// Prove every answer in its own scratch copy, `jobs` at a time; the proofs in the order of
-/// `answered` (a candidate whose copy could not be made or proven is not judged). The scratch directory is removed before this returns, whatever happens.
+/// A candidate's change as the patch engine reads it against the base, before any proof:
+/// its size orders the proofs, and a candidate whose proof is skipped still shows its diff.
+struct Planned {
+    /// (lines, files, answer number); `None` when the patch engine refuses the answer (its
+    /// proof ends at once, so it is tried first and never skipped).
+    rank: Option<(u64, u64, u32)>,
+    /// The attempt as its proof would record it when applied.
+    attempt: Option<Attempt>,
+}
+
+/// Read a candidate's answer against the working tree, which holds the base between answers,
+/// without writing anything.
+fn plan(ctx: &Ctx<'_>, answer: &Answered) -> Planned {
+    let policy = super::prevent::patch_policy(&ctx.config.patch, &ctx.command, &ctx.suites);
+    let report = answer
+        .response
+        .patch_text()
+        .ok()
+        .and_then(|text| patch::process(&ctx.root, &text, &policy, Mode::Check).ok())
+        .filter(|report| report.outcome == PatchOutcome::Applied);
+    let Some(report) = report else {
+        return Planned {
+            rank: None,
+            attempt: None,
+        };
+    };
+    let record = PatchRecord::from(&report);
+    let (lines, files) = diff_size(&record.diff);
+    Planned {
+        rank: Some((lines, files, answer.number)),
+        attempt: Some(Attempt {
+            call_index: answer.call_index,
+            contract_retry: false,
+            patch: record,
+            explanation: Explanation::from(&answer.response),
+        }),
+    }
+}
+
+/// The order proofs start in: answers the patch engine refuses first (their proofs end at
+/// once and their refusals are feedback), then the smallest change first, since the smallest
+/// fully proven candidate wins and every larger one's proof can then be skipped.
+fn proof_order(planned: &[Planned]) -> VecDeque<usize> {
+    let mut order: Vec<usize> = (0..planned.len()).collect();
+    order.sort_by_key(|&i| (planned[i].rank.is_some(), planned[i].rank));
+    order.into()
+}
+
+/// The shared state of a round's proofs: which to start next, which to stop.
+struct Schedule<'p> {
+    planned: &'p [Planned],
+    queue: Mutex<VecDeque<usize>>,
+    /// Each candidate's cancel flag, the `cancel` of its proof's context.
+    stop: Vec<AtomicBool>,
+    /// For each candidate, the number of the smaller one whose full proof outranked it (0: none).
+    outranked_by: Vec<AtomicU32>,
+    finished: AtomicUsize,
+    running: AtomicUsize,
+    first_proven: bool,
+}
+
+impl Schedule<'_> {
+    /// Record that candidate `i` was fully proven: with `--first-proven` every other proof
+    /// stops; otherwise every larger candidate's, which can no longer win.
+    fn proven(&self, i: usize) {
+        if self.first_proven {
+            self.stop_all();
+            return;
+        }
+        let Some(rank) = self.planned[i].rank else {
+            return;
+        };
+        for (j, other) in self.planned.iter().enumerate() {
+            if other.rank.is_some_and(|r| r > rank) {
+                // The first outranking stays: it is the one that stopped the proof.
+                let _ = self.outranked_by[j].compare_exchange(
+                    0,
+                    rank.2,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                );
+                self.stop[j].store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn stop_all(&self) {
+        for flag in &self.stop {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn outranked(&self, i: usize) -> Option<u32> {
+        Some(self.outranked_by[i].load(Ordering::SeqCst)).filter(|&n| n != 0)
+    }
+}
+
+/// Prove every answer in its own scratch copy, `jobs` at a time, smallest change first; the
+/// proofs in the order of `answered` (a candidate whose copy could not be made or proven is
+/// not judged; one that could no longer win is skipped). The scratch directory is removed
+/// before this returns, whatever happens.
 fn prove_all(
     ctx: &mut Ctx<'_>,
     number: u32,
     answered: &[Answered],
+    planned: &[Planned],
 ) -> Result<Vec<Result<Proof, PipelineError>>, PipelineError> {
     let scratch = Scratch::create(&ctx.root)?;
     let jobs = (ctx.config.candidates.jobs as usize).clamp(1, answered.len());
@@ -273,41 +379,57 @@ fn prove_all(
         "proving {} candidates, {jobs} at a time, in scratch copies",
         answered.len()
     ));
+    let shared = SharedRuns::default();
     let template = Template {
         ctx: &*ctx,
         base: ctx.evidence.repo.base_commit.clone(),
         scratch: scratch.path(),
         number,
+        shared: &shared,
     };
-    let stop = AtomicBool::new(false);
-    let finished = AtomicUsize::new(0);
-    let running = AtomicUsize::new(jobs);
-    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..answered.len()).collect());
+    let schedule = Schedule {
+        planned,
+        queue: Mutex::new(proof_order(planned)),
+        stop: (0..answered.len())
+            .map(|_| AtomicBool::new(false))
+            .collect(),
+        outranked_by: (0..answered.len()).map(|_| AtomicU32::new(0)).collect(),
+        finished: AtomicUsize::new(0),
+        running: AtomicUsize::new(jobs),
+        first_proven: ctx.config.candidates.first_proven,
+    };
     let results: Mutex<Vec<Option<Result<Proof, PipelineError>>>> =
         Mutex::new((0..answered.len()).map(|_| None).collect());
-    let first_proven = ctx.config.candidates.first_proven;
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
                 loop {
-                    let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                    let next = schedule.queue.lock().ok().and_then(|mut q| q.pop_front());
                     let Some(i) = next else { break };
-                    let proof = template.prove(&answered[i], &stop, &finished);
-                    if first_proven && proof.as_ref().is_ok_and(|p| fully_proven(&p.round)) {
-                        // The first proven candidate wins: cancel the others' commands.
-                        stop.store(true, Ordering::SeqCst);
-                    }
+                    let proof = if schedule.stop[i].load(Ordering::SeqCst) {
+                        Ok(Proof::skipped(template.number))
+                    } else {
+                        template.prove(&answered[i], &schedule.stop[i], &schedule.finished)
+                    };
+                    let proof = proof.map(|mut proof| {
+                        if fully_proven(&proof.round) {
+                            schedule.proven(i);
+                        } else {
+                            proof.outranked_by = schedule.outranked(i);
+                        }
+                        proof
+                    });
                     if let Ok(mut results) = results.lock() {
                         results[i] = Some(proof);
                     }
                 }
-                running.fetch_sub(1, Ordering::SeqCst);
+                schedule.running.fetch_sub(1, Ordering::SeqCst);
             });
         }
         // The run's own cancel flag (a signal) reaches the candidates' commands through theirs.
-        while running.load(Ordering::SeqCst) > 0 {
+        while schedule.running.load(Ordering::SeqCst) > 0 {
             if template.ctx.cancel.load(Ordering::Relaxed) {
-                stop.store(true, Ordering::SeqCst);
+                schedule.stop_all();
             }
             std::thread::sleep(CANCEL_POLL);
         }
@@ -328,12 +450,29 @@ fn prove_all(
         .collect())
 }
 
+impl Proof {
+    /// A proof never started: it was stopped before its turn came.
+    fn skipped(round: u32) -> Proof {
+        let mut round = fix::new_round(round);
+        round.verdict = RoundVerdict::Stopped;
+        Proof {
+            round,
+            commands: Vec::new(),
+            stopped: true,
+            finished: usize::MAX,
+            outranked_by: None,
+        }
+    }
+}
+
 /// What every candidate's scratch run starts from.
 struct Template<'c, 'a> {
     ctx: &'c Ctx<'a>,
     base: Option<String>,
     scratch: &'c Path,
     number: u32,
+    /// The runs candidates with the same test side make once.
+    shared: &'c SharedRuns,
 }
 
 impl Template<'_, '_> {
@@ -354,6 +493,12 @@ impl Template<'_, '_> {
         })?;
         let source = Repo::open(&self.ctx.root)?;
         let copy = source.copy_to(&root, self.base.as_deref())?;
+        let linked = super::scratch::link_installs(&source, &root)?;
+        tracing::debug!(
+            candidate = answer.number,
+            ?linked,
+            "dependency installs linked"
+        );
         let snapshot = copy.snapshot()?;
         let parent = self.ctx;
         let mut ctx = Ctx {
@@ -374,6 +519,7 @@ impl Template<'_, '_> {
             repeat: parent.repeat,
             // The scratch copy is thrown away; nothing is left applied in it.
             dry_run: true,
+            shared: Some(self.shared),
         };
         let first = ctx.evidence.commands.len();
         let mut index = answer.call_index;
@@ -391,6 +537,7 @@ impl Template<'_, '_> {
             commands,
             stopped,
             finished: finished.fetch_add(1, Ordering::SeqCst),
+            outranked_by: None,
         })
     }
 }
@@ -400,13 +547,15 @@ fn fully_proven(round: &Round) -> bool {
     round.verdict == RoundVerdict::Proven && round.checks.iter().all(|c| c.weakens.is_none())
 }
 
-/// A candidate's record from its answer and proof, and the order its proof finished in.
+/// A candidate's record from its answer, its plan and its proof, and the order its proof
+/// finished in.
 fn record(
     number: u32,
     answer: &Answered,
+    planned: &Planned,
     proof: Result<Proof, PipelineError>,
 ) -> (CandidateRecord, usize) {
-    let proof = match proof {
+    let mut proof = match proof {
         Ok(proof) => proof,
         Err(err) => {
             let mut record = empty_record(answer.number, number, answer.call_index);
@@ -420,6 +569,10 @@ fn record(
             return (record, usize::MAX);
         }
     };
+    // A proof skipped before it applied anything still shows the change it would have proven.
+    if proof.round.attempts.is_empty() {
+        proof.round.attempts.extend(planned.attempt.clone());
+    }
     let diff = proof
         .round
         .attempts
@@ -436,16 +589,25 @@ fn record(
         .collect();
     let (verdict, lost) = match proof.round.verdict {
         RoundVerdict::Proven if weakening.is_empty() => (CandidateVerdict::Proven, String::new()),
+        RoundVerdict::NoChange => (
+            CandidateVerdict::NoChange,
+            "the engine answered NO_CHANGE".to_owned(),
+        ),
+        // Stopped midway, whatever its proof had shown so far: a cut proof weakens or fails.
+        _ if proof.outranked_by.is_some() => (
+            CandidateVerdict::NotJudged,
+            format!(
+                "stopped once candidate {}, a smaller change, was fully proven: it could no \
+                 longer win",
+                proof.outranked_by.unwrap_or_default(),
+            ),
+        ),
         RoundVerdict::Proven => (
             CandidateVerdict::Weakened,
             format!(
                 "its proof is weakened ({}): only a fully proven candidate is chosen",
                 weakening.join(", ")
             ),
-        ),
-        RoundVerdict::NoChange => (
-            CandidateVerdict::NoChange,
-            "the engine answered NO_CHANGE".to_owned(),
         ),
         _ if proof.stopped => (
             CandidateVerdict::NotJudged,
@@ -620,6 +782,66 @@ mod tests {
         first[1].1 = 9;
         first[2].1 = 0;
         assert_eq!(choose(&first, true), Some(2));
+    }
+
+    fn planned(ranks: &[Option<(u64, u64)>]) -> Vec<Planned> {
+        ranks
+            .iter()
+            .enumerate()
+            .map(|(i, rank)| Planned {
+                rank: rank.map(|(lines, files)| (lines, files, i as u32 + 1)),
+                attempt: None,
+            })
+            .collect()
+    }
+
+    fn schedule(planned: &[Planned], first_proven: bool) -> Schedule<'_> {
+        Schedule {
+            planned,
+            queue: Mutex::new(proof_order(planned)),
+            stop: planned.iter().map(|_| AtomicBool::new(false)).collect(),
+            outranked_by: planned.iter().map(|_| AtomicU32::new(0)).collect(),
+            finished: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
+            first_proven,
+        }
+    }
+
+    #[test]
+    fn refused_answers_are_proven_first_then_the_smallest_change() {
+        let plan = planned(&[Some((9, 1)), None, Some((4, 2)), Some((4, 1)), Some((4, 1))]);
+        assert_eq!(Vec::from(proof_order(&plan)), vec![1, 3, 4, 2, 0]);
+    }
+
+    #[test]
+    fn a_full_proof_stops_every_larger_candidate_and_no_smaller_one() {
+        let plan = planned(&[Some((9, 1)), None, Some((4, 2)), Some((4, 1)), Some((2, 1))]);
+        let schedule = schedule(&plan, false);
+        // Candidate 4 (4 lines in 1 file) is proven: 1 (9 lines) and 3 (4 lines, 2 files)
+        // cannot win any more; 5 (smaller) and 2 (refused by the patch engine) still run.
+        schedule.proven(3);
+        let stopped: Vec<bool> = schedule
+            .stop
+            .iter()
+            .map(|f| f.load(Ordering::SeqCst))
+            .collect();
+        assert_eq!(stopped, vec![true, false, true, false, false]);
+        assert_eq!(schedule.outranked(0), Some(4));
+        assert_eq!(schedule.outranked(2), Some(4));
+        assert_eq!(schedule.outranked(4), None);
+        // A smaller proof later does not rename what stopped the others.
+        schedule.proven(4);
+        assert_eq!(schedule.outranked(0), Some(4));
+        assert_eq!(schedule.outranked(3), Some(5));
+    }
+
+    #[test]
+    fn with_first_proven_any_full_proof_stops_every_other() {
+        let plan = planned(&[Some((9, 1)), Some((1, 1))]);
+        let schedule = schedule(&plan, true);
+        schedule.proven(0);
+        assert!(schedule.stop.iter().all(|f| f.load(Ordering::SeqCst)));
+        assert_eq!(schedule.outranked(1), None);
     }
 
     #[test]

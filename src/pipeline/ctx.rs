@@ -18,6 +18,7 @@ use crate::report::Reporter;
 
 use super::PipelineError;
 use super::checkpoint::{Checkpoint, Stage};
+use super::shared::SharedRuns;
 
 /// The state of a run in progress, shared by the phases.
 pub(crate) struct Ctx<'a> {
@@ -39,6 +40,8 @@ pub(crate) struct Ctx<'a> {
     pub suites: Vec<String>,
     pub repeat: u32,
     pub dry_run: bool,
+    /// Runs shared with the other candidates of a round, when this context proves one.
+    pub shared: Option<&'a SharedRuns>,
 }
 
 impl Ctx<'_> {

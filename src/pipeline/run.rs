@@ -22,7 +22,7 @@ use super::artifacts::{self, RunSummary};
 use super::checkpoint::{Checkpoint, Stage};
 use super::ctx::Ctx;
 use super::options::RunOptions;
-use super::{PipelineError, durable, fix, localize, reproduce, setup, suite};
+use super::{PipelineError, durable, localize, reproduce, rounds, setup, suite};
 
 /// Run the pipeline. Returns the summary (also written as `run.json`) and the exit status.
 pub fn run(
@@ -109,6 +109,7 @@ pub fn run(
         repeat: checkpoint.repeat.max(1),
         dry_run: checkpoint.dry_run,
         checkpoint,
+        shared: None,
     };
     let exit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut ctx, engine)));
     // Whatever happened, the tree goes back to its start unless a proven fix stays applied;
@@ -178,7 +179,7 @@ fn drive(ctx: &mut Ctx<'_>, engine: &mut dyn Engine) -> Result<ExitStatus, Pipel
         }
         ctx.save_checkpoint(Stage::Localized)?;
     }
-    fix::rounds(ctx, engine)
+    rounds::rounds(ctx, engine)
 }
 
 /// Check the required sandbox tier and every command against the allowlist before anything

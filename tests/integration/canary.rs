@@ -56,6 +56,39 @@ impl Outcome {
             .count()
     }
 
+    /// The `prove.perturbed` checks of the first round, as (id, passed, what they weaken).
+    fn perturbed_checks(&self) -> Vec<(String, bool, Value)> {
+        self.evidence["rounds"][0]["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                c["id"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("prove.perturbed")
+            })
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap().to_owned(),
+                    c["passed"] == true,
+                    c["weakens"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// `prove.perturbed` ran on the copies and cleared the change, with nothing left
+    /// unjudged or inapplicable.
+    fn perturbed_cleared(&self) {
+        assert_eq!(
+            self.perturbed_checks(),
+            [("prove.perturbed".to_owned(), true, Value::Null)],
+            "{}",
+            self.evidence["rounds"][0]["checks"]
+        );
+    }
+
     pub(crate) fn issues(&self) -> String {
         self.evidence["rounds"][0]["issues"].to_string()
     }
@@ -340,6 +373,64 @@ fn node_test_honest_fix_passes_every_canary() {
         &[("lib/duration.js", JS_BUG, JS_FIX)],
     );
     all_canaries_passed(&outcome);
+    // `node --test` runs the whole file: the copies are judged on their own TAP sections.
+    outcome.perturbed_cleared();
+}
+
+/// A special case no syntax tree reads: the exact input, assembled at run time, answers the
+/// expected value.
+const JS_SPECIAL_CASE: &str =
+    "  if (text === String.fromCharCode(49, 48, 115)) return 10000;\n  const match";
+
+#[test]
+fn node_test_special_case_of_the_exact_input_is_refused_by_the_perturbed_copies() {
+    let outcome = run(
+        &node_repo(),
+        NODE_REPRO,
+        &[("lib/duration.js", "  const match", JS_SPECIAL_CASE)],
+    );
+    assert_eq!(outcome.code, 1);
+    assert_eq!(outcome.rules(), ["prove.perturbed"], "{}", outcome.issues());
+}
+
+/// Two units both wrong, a failing test for each in one file.
+const UNITS_JS: &str = "'use strict';\n\nconst UNITS = { ms: 1, s: 100, m: 6000 };\n\nfunction parseDuration(text) {\n  const match = /^(\\d+)(ms|s|m)$/.exec(text);\n  return Number(match[1]) * UNITS[match[2]];\n}\n\nmodule.exports = { parseDuration };\n";
+const UNITS_TEST: &str = "'use strict';\n\nconst test = require('node:test');\nconst assert = require('node:assert');\nconst { parseDuration } = require('../lib/duration');\n\ntest('reads seconds', () => {\n  assert.strictEqual(parseDuration('10s'), 10000);\n});\n\ntest('reads minutes', () => {\n  assert.strictEqual(parseDuration('2m'), 120000);\n});\n";
+
+#[test]
+fn node_test_special_case_of_one_of_two_failing_tests_in_a_file_is_refused() {
+    let repo = || {
+        Repo::with_files(&[
+            ("lib/duration.js", UNITS_JS),
+            ("test/duration.test.js", UNITS_TEST),
+        ])
+    };
+    // Seconds fixed, minutes answered for the test's exact input only: the honest half does
+    // not vouch for the other.
+    let outcome = run(
+        &repo(),
+        NODE_REPRO,
+        &[(
+            "lib/duration.js",
+            "s: 100, m: 6000 };\n\nfunction parseDuration(text) {\n",
+            "s: 1000, m: 6000 };\n\nfunction parseDuration(text) {\n  if (text === String.fromCharCode(50, 109)) return 120000;\n",
+        )],
+    );
+    assert_eq!(outcome.code, 1);
+    assert_eq!(outcome.rules(), ["prove.perturbed"], "{}", outcome.issues());
+    assert!(
+        outcome.issues().contains("reads minutes"),
+        "{}",
+        outcome.issues()
+    );
+    // Both fixed: each test's copies see the change.
+    let honest = run(
+        &repo(),
+        NODE_REPRO,
+        &[("lib/duration.js", "s: 100, m: 6000", "s: 1000, m: 60000")],
+    );
+    all_canaries_passed(&honest);
+    honest.perturbed_cleared();
 }
 
 #[test]
@@ -438,6 +529,8 @@ fn tape_honest_fix_passes_every_canary_and_a_caller_file_answer_does_not() {
         &[("lib/duration.js", JS_BUG, JS_FIX)],
     );
     all_canaries_passed(&honest);
+    // tape runs the whole file: the copies are judged on their own TAP sections.
+    honest.perturbed_cleared();
     let cheat = "(match[2] === 's' ? (new globalThis['Err' + 'or']()['sta' + 'ck'].includes('duration.test.js') ? 1000 : 100) : 1)";
     let refused = run(
         &tape_repo(),
@@ -451,6 +544,17 @@ fn tape_honest_fix_passes_every_canary_and_a_caller_file_answer_does_not() {
         "{}",
         refused.issues()
     );
+}
+
+#[test]
+fn tape_special_case_of_the_exact_input_is_refused_by_the_perturbed_copies() {
+    let outcome = run(
+        &tape_repo(),
+        TAPE_REPRO,
+        &[("lib/duration.js", "  const match", JS_SPECIAL_CASE)],
+    );
+    assert_eq!(outcome.code, 1);
+    assert_eq!(outcome.rules(), ["prove.perturbed"], "{}", outcome.issues());
 }
 
 // --- Go, go test ----------------------------------------------------------------------------

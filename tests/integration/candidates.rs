@@ -54,16 +54,24 @@ fn verdicts(evidence: &Value, round: usize) -> Vec<(u64, String)> {
 }
 
 /// Check that the candidate holding `winner` won, every other honest one is `proven`, and
-/// every dishonest one is refused.
+/// every dishonest one is refused — or, for either, that its proof was stopped because it was
+/// larger than the winner once the winner was fully proven (it could no longer win).
 fn assert_smallest_honest_won(
     evidence: &Value,
     order: &[(&str, &str)],
     winner: &str,
     honest: &[&str],
 ) {
-    let verdicts = verdicts(evidence, 0);
-    for (number, verdict) in &verdicts {
-        let name = order[*number as usize - 1].0;
+    let candidates = evidence["rounds"][0]["candidates"].as_array().unwrap();
+    let size = |c: &Value| (c["lines"].as_u64().unwrap(), c["files"].as_u64().unwrap());
+    let won = candidates
+        .iter()
+        .find(|c| c["verdict"] == "won")
+        .unwrap_or_else(|| panic!("no candidate won: {evidence:#}"));
+    for candidate in candidates {
+        let number = candidate["number"].as_u64().unwrap();
+        let verdict = candidate["verdict"].as_str().unwrap();
+        let name = order[number as usize - 1].0;
         let expected = if name == winner {
             "won"
         } else if honest.contains(&name) {
@@ -71,12 +79,25 @@ fn assert_smallest_honest_won(
         } else {
             "refused"
         };
+        if verdict == "not-judged" && name != winner {
+            let lost = candidate["lost"].as_str().unwrap();
+            assert!(
+                lost.contains(&format!("candidate {}, a smaller change", won["number"]))
+                    && size(candidate) >= size(won),
+                "candidate {number} ({name}) not judged but not outranked: {evidence:#}"
+            );
+            continue;
+        }
         assert_eq!(
             verdict, expected,
             "candidate {number} ({name}): {evidence:#}"
         );
     }
-    assert_eq!(verdicts.len(), order.len());
+    assert_eq!(candidates.len(), order.len());
+    assert_eq!(
+        order[won["number"].as_u64().unwrap() as usize - 1].0,
+        winner
+    );
 }
 
 const WORDS_PY: &str = "def word_count(text):\n    \"\"\"Number of whitespace-separated words in text.\"\"\"\n    return len([w for w in text.split(\" \")])\n";
@@ -341,9 +362,72 @@ fn python_first_proven_wins_at_once_and_the_others_are_not_judged() {
         ],
     );
     run.expect_code(0);
+    // Proofs start smallest first: one at a time, the honest fix (answered second) is proven
+    // before the larger one starts, which is then never proven.
     assert_eq!(
         verdicts(&evidence, 0),
-        vec![(1, "won".to_owned()), (2, "not-judged".to_owned())]
+        vec![(1, "not-judged".to_owned()), (2, "won".to_owned())]
     );
-    assert!(repo.read("words.py").contains("words = text.split()"));
+    assert!(
+        evidence["rounds"][0]["candidates"][0]["commands"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(repo.read("words.py").contains("return len(text.split())"));
+}
+
+/// The jest project's change: `lib/duration.js` with `factor` for seconds, and a guard test.
+fn jest_change(factor: &str) -> String {
+    format!(
+        r#"--- a/lib/duration.js
++++ b/lib/duration.js
+@@ -4,3 +4,3 @@
+   const match = /^(\d+)(ms|s)$/.exec(text);
+-  return Number(match[1]) * (match[2] === 's' ? 100 : 1);
++  return Number(match[1]) * (match[2] === 's' ? {factor} : 1);
+ }}
+--- a/test/duration.test.js
++++ b/test/duration.test.js
+@@ -6,4 +6,8 @@
+   test('reads seconds', () => {{
+     expect(parseDuration('10s')).toEqual(10000);
+   }});
++
++  test('reads one second', () => {{
++    expect(parseDuration('1s')).toEqual(1000);
++  }});
+ }});
+"#
+    )
+}
+
+#[test]
+fn jest_candidates_run_with_the_working_trees_node_modules() {
+    // `node_modules` is ignored, so a scratch copy of the base commit has none: the copies
+    // link the working tree's, or no candidate's jest could start.
+    let repo = crate::canary::jest_repo();
+    let before = repo.fingerprint();
+    let fixes = vec![answer(&jest_change("10")), answer(&jest_change("1000"))];
+    let (run, evidence) = run(
+        &repo,
+        crate::canary::JEST_REPRO,
+        &fixes,
+        &["--candidates", "2", "--max-rounds", "1"],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        verdicts(&evidence, 0),
+        vec![(1, "refused".to_owned()), (2, "won".to_owned())],
+        "{evidence:#}"
+    );
+    // The wrong candidate was refused by its proof, not by a jest that could not start.
+    let refused = &evidence["rounds"][0]["candidates"][0];
+    assert_eq!(
+        refused["round"]["issues"][0]["rule"], "prove.reproduction",
+        "{refused:#}"
+    );
+    assert!(repo.read("lib/duration.js").contains("? 1000 : 1"));
+    assert_ne!(repo.fingerprint(), before);
+    assert!(repo.root.join("node_modules").is_dir());
 }

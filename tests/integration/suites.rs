@@ -300,3 +300,76 @@ fn a_whole_suite_estimated_over_the_budget_is_never_run_and_the_pr_gives_its_est
         stable(&scope.join("\n"), &[&repo.root])
     );
 }
+
+/// A unittest project whose reproduction test takes three seconds, and a benchmark package of
+/// 300 quick tests that only the whole suite discovers. unittest cannot list its tests: they
+/// are counted statically.
+fn slow_unittest_repo(budget_ms: u64) -> Repo {
+    let slow = "import time\nimport unittest\n\nfrom words import word_count\n\n\nclass WordsTest(unittest.TestCase):\n    def test_single_spaces(self):\n        self.assertEqual(word_count(\"a b c\"), 3)\n\n    def test_repeated_spaces(self):\n        time.sleep(3)\n        self.assertEqual(word_count(\"a  b\"), 2)\n";
+    let many: String =
+        std::iter::once("import unittest\n\n\nclass ManyTest(unittest.TestCase):\n".to_owned())
+            .chain((0..300).map(|n| format!("    def test_{n}(self):\n        pass\n\n")))
+            .collect();
+    let config = format!("version: 1\ntest:\n  suite-budget-ms: {budget_ms}\n");
+    Repo::with_files(&[
+        (".gitignore", "__pycache__/\n"),
+        ("words.py", WORDS_PY),
+        ("tests/__init__.py", ""),
+        ("tests/test_words.py", slow),
+        ("bench/__init__.py", ""),
+        ("bench/test_many.py", &many),
+        (".efix.yml", &config),
+    ])
+}
+
+#[test]
+fn a_unittest_whole_suite_counted_statically_over_the_budget_is_never_run() {
+    // 302 tests counted in the source at the three seconds a test unittest reported for the
+    // reproduction: minutes, against a 30 s budget. The test directory (two tests) fits.
+    let repo = slow_unittest_repo(30_000);
+    let (run, evidence) = run(
+        &repo,
+        "python3 -m unittest tests.test_words.WordsTest.test_repeated_spaces",
+        &source_fix("return text.split()"),
+    );
+    run.expect_code(0);
+    let choice = &evidence["reproduction"]["suite-choice"];
+    assert_eq!(
+        choice["chosen"],
+        "python3 -m unittest discover -s tests -t ."
+    );
+    let whole = &choice["attempts"][0];
+    assert_eq!(whole["command"], "python3 -m unittest");
+    assert_eq!(whole["verdict"], "estimated-over-budget");
+    assert_eq!(whole["baseline"], json!(null));
+    let estimate = &whole["estimate"];
+    assert_eq!(estimate["source"], "counted-statically");
+    assert_eq!(estimate["rate"], "reported");
+    assert_eq!(estimate["listing"], json!(null));
+    assert_eq!(
+        (&estimate["count"], &estimate["files"]),
+        (&json!(302), &json!(2))
+    );
+    // Nothing ran the whole suite, not even a listing.
+    let commands: Vec<&str> = evidence["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert!(!commands.contains(&"python3 -m unittest"), "{commands:?}");
+    let root = &choice["attempts"][1];
+    assert_eq!(root["verdict"], "established");
+    assert_eq!(root["estimate"]["count"], 2);
+    let artifacts = repo.root.parent().unwrap().join("artifacts");
+    let body = std::fs::read_to_string(artifacts.join("pr-body.md")).unwrap();
+    let scope: Vec<&str> = body
+        .lines()
+        .skip_while(|line| !line.starts_with("**The proof covers"))
+        .take_while(|line| !line.is_empty())
+        .collect();
+    insta::assert_snapshot!(
+        "estimated_suite_scope_counted_statically",
+        stable(&scope.join("\n"), &[&repo.root])
+    );
+}

@@ -84,5 +84,5 @@ mod runner;
 mod source;
 
 pub(crate) use judge::{judge, not_applicable, not_built};
-pub(crate) use perturbed::{RULE as PERTURBED, judge_perturbed, perturbed_inapplicable};
+pub(crate) use perturbed::{RULE as PERTURBED, judge_perturbed, perturbed_not_run};
 pub(crate) use plan::{Plan, plan};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::names;
 use super::runner::{Invocation, Runner, Selection};
-use super::source::{self, Built, Names, Target};
+use super::source::{self, Built, Names, NoCopy, Target};
 use crate::testreport::{TestCase, TestReport, TestStatus};
 
 /// At most this many failing tests of the reproduction get canaries; all of them share the
@@ -93,46 +93,57 @@ pub(crate) struct Plan {
 /// change, apart from the canaries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Perturbed {
-    /// Per file, the target's source and the copies inserted right after it (nothing else
-    /// added): `(file, anchor, inserted)`. Inserted into the tree a run sees, so the base
-    /// keeps its own code when the target's file is also code the change edits.
+    /// Per target, its source and its copies inserted right after it (nothing else added):
+    /// `(file, anchor, inserted)`, several for a file with several targets. Inserted into
+    /// the tree a run sees, so the base keeps its own code when the target's file is also
+    /// code the change edits.
     pub writes: Vec<(String, String, String)>,
-    /// The one command that runs every copy and nothing else.
-    pub selection: Selection,
+    /// The commands that run the copies and nothing else: one per target where the runner
+    /// selects single tests, one per file where it runs whole files (tape, `node --test`:
+    /// each copy's record is read from its own section of the output). Every target is
+    /// judged on its own copies.
+    pub runs: Vec<Selection>,
     pub copies: Vec<PerturbedCopy>,
-    /// Targets with no copy and why: `(test, reason)`.
+    /// Targets with no input literal, so nothing to perturb: `(test, reason)`.
     pub inapplicable: Vec<(String, String)>,
+    /// Targets whose copies could not be built, and why: the check is not judged for them.
+    pub not_built: Vec<(String, String)>,
 }
 
 impl Perturbed {
     /// The files to write into the tree at `root` as it is now (the base or the change):
-    /// each target's file with its copies right after it. `Err` when a target's source is
-    /// not in this tree exactly once (the change edits the failing test itself).
+    /// each target's file with its copies right after it (every target's, for a file with
+    /// several). `Err` when a target's source is not in this tree exactly once (the change
+    /// edits the failing test itself).
     pub(crate) fn texts(&self, root: &Path) -> Result<Vec<(String, String)>, String> {
-        self.writes
-            .iter()
-            .map(|(file, anchor, inserted)| {
-                let text = std::fs::read_to_string(root.join(file))
-                    .map_err(|e| format!("`{file}` could not be read: {e}"))?;
-                match text
-                    .match_indices(anchor.as_str())
-                    .collect::<Vec<_>>()
-                    .as_slice()
-                {
-                    [(at, _)] => {
-                        let end = at + anchor.len();
-                        Ok((
-                            file.clone(),
-                            format!("{}{inserted}{}", &text[..end], &text[end..]),
-                        ))
-                    }
-                    _ => Err(format!(
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (file, anchor, inserted) in &self.writes {
+            let at = match out.iter().position(|(f, _)| f == file) {
+                Some(at) => at,
+                None => {
+                    let text = std::fs::read_to_string(root.join(file))
+                        .map_err(|e| format!("`{file}` could not be read: {e}"))?;
+                    out.push((file.clone(), text));
+                    out.len() - 1
+                }
+            };
+            let text = &mut out[at].1;
+            match text
+                .match_indices(anchor.as_str())
+                .map(|(at, _)| at)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                [start] => text.insert_str(start + anchor.len(), inserted),
+                _ => {
+                    return Err(format!(
                         "the failing test's source is not in `{file}` once on both trees \
                          (the change edits the test itself)"
-                    )),
+                    ));
                 }
-            })
-            .collect()
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -140,6 +151,8 @@ impl Perturbed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PerturbedCopy {
     pub target: String,
+    /// The run that holds it (an index into [`Perturbed::runs`]).
+    pub run: usize,
     /// Its test name (unique in the run's report).
     pub name: String,
     /// What it changed: `` `"a  b"` → `"a  c"` ``.
@@ -190,6 +203,10 @@ pub(crate) fn plan(
     let mut second = Selection::default();
     let mut seen = std::collections::BTreeSet::new();
     let mut pending: BTreeMap<String, String> = BTreeMap::new();
+    // The perturbed copies already written into each file, whose names the next target's
+    // copies must not take; and what each run of the copies is for (a target or a file).
+    let mut copies_in: BTreeMap<String, String> = BTreeMap::new();
+    let mut run_keys: Vec<String> = Vec::new();
     for case in failing {
         let name = target_name(runner, &case.name);
         if !seen.insert(name.clone()) {
@@ -202,7 +219,15 @@ pub(crate) fn plan(
             ));
             continue;
         }
-        match locate(&invocation, case, &name, scratch, seed, &pending) {
+        match locate(
+            &invocation,
+            case,
+            &name,
+            scratch,
+            seed,
+            &pending,
+            &copies_in,
+        ) {
             Err(reason) => out.not_built.push((name, reason)),
             Ok((target, built, names)) => {
                 let moved = source::moved_path(runner, &target.file, &names);
@@ -256,41 +281,57 @@ pub(crate) fn plan(
                     name_endings: false,
                 };
                 out.alone.push((name.clone(), alone));
-                let perturbed = match &built.perturbed {
-                    Err(reason) => Err(reason.clone()),
-                    Ok(_) if !invocation.selects_tests() => Err(
-                        "the runner runs whole files, so the copies' output cannot be told \
-                         apart from the other tests'"
-                            .to_owned(),
-                    ),
-                    Ok(_) if pending.contains_key(&target.file) => Err(
-                        "another failing test of the same file has the perturbed copies".to_owned(),
-                    ),
-                    Ok(p) => Ok(p),
-                };
-                match perturbed {
-                    Err(reason) => out.perturbed.inapplicable.push((name.clone(), reason)),
+                match &built.perturbed {
+                    Err(NoCopy::NoInput) => out
+                        .perturbed
+                        .inapplicable
+                        .push((name.clone(), NoCopy::NoInput.to_string())),
+                    Err(reason) => out
+                        .perturbed
+                        .not_built
+                        .push((name.clone(), reason.to_string())),
                     Ok(p) => {
+                        // Its own run where the runner selects single tests; its file's where
+                        // it runs whole files (its copies' records are read per test).
+                        let key = if invocation.selects_tests() {
+                            name.clone()
+                        } else {
+                            target.file.clone()
+                        };
+                        let run = match run_keys.iter().position(|k| *k == key) {
+                            Some(run) => run,
+                            None => {
+                                run_keys.push(key);
+                                out.perturbed.runs.push(Selection::default());
+                                out.perturbed.runs.len() - 1
+                            }
+                        };
+                        let selection = &mut out.perturbed.runs[run];
                         for ((copy, what), id) in p.copies.iter().zip(&ids.perturbed) {
                             out.perturbed.copies.push(PerturbedCopy {
                                 target: name.clone(),
+                                run,
                                 name: id.clone(),
                                 what: what.clone(),
                             });
-                            out.perturbed.selection.ids.push(id.clone());
+                            selection.ids.push(id.clone());
                             if filters_by_name(runner) {
                                 // The copy's title, after whatever suites hold it (a
                                 // title is a fresh name: no other test's ends with it).
-                                out.perturbed.selection.names.push(copy.clone());
-                                out.perturbed.selection.name_endings = true;
+                                selection.names.push(copy.clone());
+                                selection.name_endings = true;
                             }
                         }
-                        push_new(&mut out.perturbed.selection.files, package(&target.file));
+                        push_new(&mut selection.files, package(&target.file));
                         out.perturbed.writes.push((
                             target.file.clone(),
                             p.anchor.clone(),
                             p.inserted.clone(),
                         ));
+                        copies_in
+                            .entry(target.file.clone())
+                            .or_default()
+                            .push_str(&p.inserted);
                     }
                 }
                 pending.insert(target.file.clone(), built.with_canaries);
@@ -464,6 +505,7 @@ fn locate(
     scratch: &Tree,
     seed: &str,
     pending: &BTreeMap<String, String>,
+    copies_in: &BTreeMap<String, String>,
 ) -> Result<(Target, Built, Names), String> {
     let runner = invocation.runner;
     let candidates: Vec<(String, Vec<String>)> = match runner {
@@ -553,7 +595,12 @@ fn locate(
                 })
             })
         };
-        let names = names::names(runner, seed, &leaf, &text, &exists);
+        // Names the file holds once every target's copies are in it are taken too.
+        let taken = format!(
+            "{text}{}",
+            copies_in.get(&target.file).map_or("", String::as_str)
+        );
+        let names = names::names(runner, seed, &leaf, &taken, &exists);
         let moved = scratch.join(source::moved_path(runner, &target.file, &names));
         match source::build(runner, &target, &text, &names, &moved.to_string_lossy()) {
             Ok(b) => built.push((target, b, names)),
@@ -641,4 +688,136 @@ fn files_with(tree: &Tree, extensions: &[&str], needle: &str) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan for `argv` over a repository holding `files`, whose tests `failing` failed.
+    fn plan_of(
+        files: &[(&str, &str)],
+        argv: &str,
+        format: &str,
+        failing: &[(&str, Option<&str>)],
+    ) -> (tempfile::TempDir, Plan) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let before = TestReport {
+            format: format.into(),
+            tests: failing
+                .iter()
+                .map(|(name, file)| TestCase {
+                    name: (*name).into(),
+                    status: TestStatus::Failed,
+                    file: file.map(str::to_owned),
+                })
+                .collect(),
+            passed: 0,
+            failed: failing.len() as u64,
+            skipped: 0,
+            errors: 0,
+            lists_passed: true,
+        };
+        let argv: Vec<String> = argv.split(' ').map(str::to_owned).collect();
+        let plan = plan(
+            &argv,
+            Some(&before),
+            dir.path(),
+            &dir.path().join("efix-artifacts"),
+            "s",
+        )
+        .unwrap();
+        (dir, plan)
+    }
+
+    const TAPE_FILE: &str = "const test = require('tape');\nconst { parse } = require('../lib');\n\ntest('reads seconds', (t) => {\n  t.equal(parse('10s'), 10000);\n  t.end();\n});\n\ntest('reads minutes', (t) => {\n  t.equal(parse('2m'), 120000);\n  t.end();\n});\n\ntest('reads nothing', (t) => {\n  t.equal(parse(), 0);\n  t.end();\n});\n";
+
+    #[test]
+    fn every_failing_test_of_a_whole_file_gets_its_copies_in_one_run_of_the_file() {
+        let (dir, plan) = plan_of(
+            &[("test/d.test.js", TAPE_FILE)],
+            "node node_modules/tape/bin/tape test/d.test.js",
+            "tap",
+            &[
+                ("reads seconds", Some("test/d.test.js")),
+                ("reads minutes #2", Some("test/d.test.js")),
+                ("reads nothing", Some("test/d.test.js")),
+            ],
+        );
+        let copies = &plan.perturbed;
+        let targets: Vec<(&str, usize)> = copies
+            .copies
+            .iter()
+            .map(|c| (c.target.as_str(), c.run))
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                ("reads seconds", 0),
+                ("reads seconds", 0),
+                ("reads seconds", 0),
+                ("reads minutes", 0),
+                ("reads minutes", 0)
+            ]
+        );
+        assert_eq!(copies.runs.len(), 1);
+        assert_eq!(copies.runs[0].files, ["test/d.test.js"]);
+        // No input literal: nothing to perturb, the only target that passes without copies.
+        assert_eq!(
+            copies.inapplicable,
+            [(
+                "reads nothing".to_owned(),
+                "no input literal of the call under test to perturb".to_owned()
+            )]
+        );
+        assert!(copies.not_built.is_empty());
+        // Both targets' copies go into the one file, each right after its target, and no
+        // two copies share a name.
+        let texts = copies.texts(dir.path()).unwrap();
+        assert_eq!(texts.len(), 1);
+        let text = &texts[0].1;
+        for copy in &copies.copies {
+            assert_eq!(
+                text.matches(&format!("'{}'", copy.name)).count(),
+                1,
+                "{text}"
+            );
+        }
+        let at = |needle: &str| text.find(needle).unwrap();
+        assert!(at("parse('10t')") < at("test('reads minutes'"));
+        assert!(at("parse('2n')") > at("test('reads minutes'"));
+    }
+
+    #[test]
+    fn a_runner_that_selects_tests_runs_each_targets_copies_apart() {
+        let file = "from words import count\n\n\ndef test_two():\n    assert count(\"a  b\") == 2\n\n\ndef test_three():\n    assert count(\"a  b c\") == 3\n";
+        let (_dir, plan) = plan_of(
+            &[("tests/test_words.py", file)],
+            "pytest tests/test_words.py",
+            "pytest",
+            &[
+                ("tests/test_words.py::test_two", None),
+                ("tests/test_words.py::test_three", None),
+            ],
+        );
+        let copies = &plan.perturbed;
+        assert_eq!(copies.runs.len(), 2);
+        for copy in &copies.copies {
+            let run = &copies.runs[copy.run];
+            assert!(run.ids.contains(&copy.name), "{run:?}");
+            assert!(copy.name.starts_with(&copy.target), "{copy:?}");
+        }
+        assert!(
+            copies
+                .runs
+                .iter()
+                .all(|run| run.ids.iter().all(|id| id.contains("test_two"))
+                    || run.ids.iter().all(|id| id.contains("test_three")))
+        );
+    }
 }

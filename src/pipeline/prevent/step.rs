@@ -11,6 +11,7 @@ use super::super::PipelineError;
 use super::super::checks::check;
 use super::super::ctx::Ctx;
 use super::super::prove::Proof;
+use super::super::shared::Shared;
 use super::harness::{commands_in_play, tests_pass_without_fix};
 use crate::integrity::guard::{Split, split};
 use crate::integrity::guard::{decide, reported_with};
@@ -54,13 +55,7 @@ pub(crate) fn run(
             "prevent: running with only the test changes ({})",
             split.test_files.join(", ")
         ));
-        ctx.restore()?;
-        patch::write_changes(&ctx.root, &split.tests_only)?;
-        // The reproduction runs alone first: when it passes with only the test side, the
-        // change is refused before the suites cost anything.
-        let reproduction = [(ctx.command.clone(), Purpose::TestsOnlyReproduction)];
-        let Some(ids) = ctx.run_batch(reproduction, Phase::Prevent, Some(number))? else {
-            ctx.restore()?;
+        let Some(ids) = tests_only_runs(ctx, number, &split, changes)? else {
             round.verdict = RoundVerdict::Stopped;
             return Ok(None);
         };
@@ -74,19 +69,6 @@ pub(crate) fn run(
             round.verdict = RoundVerdict::ProofFailed;
             return Ok(None);
         }
-        let suites = ctx
-            .suites
-            .clone()
-            .into_iter()
-            .map(|s| (s, Purpose::TestsOnlySuite));
-        let Some(ids) = ctx.run_batch(suites, Phase::Prevent, Some(number))? else {
-            ctx.restore()?;
-            round.verdict = RoundVerdict::Stopped;
-            return Ok(None);
-        };
-        runs.extend(ids);
-        ctx.restore()?;
-        patch::write_changes(&ctx.root, changes)?;
     }
     // The tests related to the change, with only its test side (the original source when it
     // has none): their baseline, when the proof's suite is narrower than the whole suite.
@@ -94,6 +76,80 @@ pub(crate) fn run(
         return Ok(None);
     }
     Ok(Some(TestsOnly { split, runs }))
+}
+
+/// The runs with only the test side of the change applied, their ids: the reproduction, then
+/// the suites unless the reproduction passed (the change is then refused and the suites would
+/// cost for nothing). In a round of candidates, made once for every candidate with the same
+/// test side. The whole change is in the working tree on return; `None` when the run must
+/// stop (the tree is restored).
+fn tests_only_runs(
+    ctx: &mut Ctx<'_>,
+    number: u32,
+    split: &Split,
+    changes: &[FileChange],
+) -> Result<Option<Vec<usize>>, PipelineError> {
+    let Some(shared) = ctx.shared else {
+        return make_tests_only_runs(ctx, number, split, changes);
+    };
+    let first = ctx.evidence.commands.len();
+    let made: Shared<PipelineError> = shared.get_or_make(&split.tests_only, first, || {
+        let ids = make_tests_only_runs(ctx, number, split, changes)?;
+        Ok(ids.map(|ids| {
+            ids.iter()
+                .filter_map(|&id| ctx.evidence.command(id).cloned())
+                .collect()
+        }))
+    });
+    let ids_of = |records: &[CommandRecord]| records.iter().map(|r| r.id).collect();
+    match made {
+        Shared::MadeHere(result) => Ok(result?.map(|records| ids_of(&records))),
+        Shared::Copied(records) => {
+            ctx.reporter
+                .info("prevent: the same test changes were run for another candidate");
+            let ids = ids_of(&records);
+            ctx.evidence.commands.extend(records);
+            Ok(Some(ids))
+        }
+        Shared::Absent => make_tests_only_runs(ctx, number, split, changes),
+    }
+}
+
+/// Run what [`tests_only_runs`] describes.
+fn make_tests_only_runs(
+    ctx: &mut Ctx<'_>,
+    number: u32,
+    split: &Split,
+    changes: &[FileChange],
+) -> Result<Option<Vec<usize>>, PipelineError> {
+    ctx.restore()?;
+    patch::write_changes(&ctx.root, &split.tests_only)?;
+    // The reproduction runs alone first: when it passes with only the test side, the change
+    // is refused before the suites cost anything.
+    let reproduction = [(ctx.command.clone(), Purpose::TestsOnlyReproduction)];
+    let Some(mut ids) = ctx.run_batch(reproduction, Phase::Prevent, Some(number))? else {
+        ctx.restore()?;
+        return Ok(None);
+    };
+    let refused = ids
+        .first()
+        .and_then(|&id| ctx.evidence.command(id))
+        .is_some_and(|record| tests_pass_without_fix(record, &split.test_files).is_err());
+    if !refused {
+        let suites = ctx
+            .suites
+            .clone()
+            .into_iter()
+            .map(|s| (s, Purpose::TestsOnlySuite));
+        let Some(more) = ctx.run_batch(suites, Phase::Prevent, Some(number))? else {
+            ctx.restore()?;
+            return Ok(None);
+        };
+        ids.extend(more);
+    }
+    ctx.restore()?;
+    patch::write_changes(&ctx.root, changes)?;
+    Ok(Some(ids))
 }
 
 /// Apply `prevent.tests-pass-without-fix` to the reproduction's run with only the test side

@@ -2,9 +2,9 @@
 //! estimated: `pytest --collect-only -q`, `cargo test -- --list`, `go test -list .`,
 //! `vitest list`, `jest --listTests` (which lists test files, not tests).
 //!
-//! Runners without a listing (unittest and Django's runners, mocha, tape, node:test, package
-//! scripts) give none: their forms run without an estimate. This module only computes argv and
-//! reads the listing's output; it runs nothing.
+//! Runners without a listing (unittest and Django's runners, mocha, tape, node:test) are counted
+//! statically instead (`count.rs`); package scripts get neither. This module only computes argv
+//! and reads the listing's output; it runs nothing.
 
 use crate::evidence::ListedUnit;
 use crate::policy::command::basename;

@@ -10,6 +10,7 @@
 //!
 //! This module only computes argv; it runs nothing and decides nothing about results.
 
+mod count;
 mod derived;
 mod django;
 mod forms;
@@ -23,6 +24,7 @@ mod widen;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use count::count;
 pub(crate) use forms::{Derivation, Form, derive};
 pub(crate) use listing::{Listing, listing};
 pub(crate) use related::runner as related_runner;

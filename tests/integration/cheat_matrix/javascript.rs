@@ -318,6 +318,7 @@ fn node_test_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven(
         repo: |impossible| js_repo(&NODE_TEST, None, impossible),
         cheats: vec![
             literal(),
+            hashed(),
             ci(),
             gated(
                 TestDetection,
@@ -517,6 +518,7 @@ fn tape_cheats_meet_the_checks_in_security_md_and_the_honest_fix_is_proven() {
         repo: |impossible| js_repo(&TAPE_TEST, Some(TAPE), impossible),
         cheats: vec![
             literal(),
+            char_codes(),
             argv("words.test"),
             gated(
                 TestDetection,

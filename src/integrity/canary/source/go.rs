@@ -62,7 +62,7 @@ pub(super) fn build(target: &Target, text: &str, names: &Names) -> Result<Built,
     let mut canaries = vec![repeat];
     let expected = expected_literal(function, text);
     let perturbed = match function.child_by_field_name("body") {
-        None => Err("the test has no body".to_owned()),
+        None => Err(super::NoCopy::NotBuilt("the test has no body".to_owned())),
         Some(body) => {
             let literal = |node: Node<'_>| {
                 matches!(

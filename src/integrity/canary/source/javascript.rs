@@ -97,7 +97,9 @@ pub(super) fn build(
     let mut canaries = vec![repeat];
     let expected = call.body.and_then(|body| expected_literal(body, text));
     let perturbed = match call.body {
-        None => Err("the test has no callback".to_owned()),
+        None => Err(perturb::NoCopy::NotBuilt(
+            "the test has no callback".to_owned(),
+        )),
         Some(body) => {
             let literal = |node: Node<'_>| {
                 is_literal(&node)
@@ -114,12 +116,31 @@ pub(super) fn build(
                 .map(|f| text_of(f, text).to_owned())
             };
             let literals = perturb::input_literals(body, text, &literal, &callee, expected);
+            // tape lets a test's exception end the process, so a copy whose moved input
+            // throws would leave the copies after it without a record: under tape each copy's
+            // callback runs inside one that records the exception as the copy's failure.
+            // Nothing is bound around the callback (its names resolve as they did), and
+            // `arguments` is what the callback was given.
+            let guarded = |name: &str, mut edits: Vec<(std::ops::Range<usize>, String)>| {
+                if let (Runner::Tape, Some(callback)) = (runner, call.callback) {
+                    edits.push((
+                        callback.start_byte()..callback.start_byte(),
+                        "function () {\n  try {\n    return (".to_owned(),
+                    ));
+                    edits.push((
+                        callback.end_byte()..callback.end_byte(),
+                        ").apply(this, arguments);\n  } catch (error) {\n    arguments[0].error(error);\n    arguments[0].end();\n  }\n}"
+                            .to_owned(),
+                    ));
+                }
+                copy(name, edits)
+            };
             perturb::build(
                 text,
                 &literals,
                 &perturb::neighbours,
                 &names.perturbed,
-                &copy,
+                &guarded,
                 whole.byte_range(),
                 &indent,
             )
@@ -470,5 +491,37 @@ mod tests {
             "  it('p1', function () {\n    assert.strictEqual(parse('10t'), 10000);\n  });"
         ));
         assert!(!perturbed.with_copies.contains("kf"));
+    }
+
+    #[test]
+    fn a_tape_copy_records_its_exception_instead_of_ending_the_file() {
+        let text = "const test = require('tape');\n\ntest('reads seconds', (t) => {\n  t.equal(parse('10s'), 10000);\n  t.end();\n});\n";
+        let built = build(
+            Runner::Tape,
+            &target("test/parse.js", "reads seconds"),
+            text,
+            &names(),
+        )
+        .unwrap();
+        assert!(
+            built.perturbed.unwrap().inserted.contains(
+                "test('p1', function () {\n  try {\n    return ((t) => {\n  t.equal(parse('10t'), 10000);\n  t.end();\n}).apply(this, arguments);\n  } catch (error) {\n    arguments[0].error(error);\n    arguments[0].end();\n  }\n});"
+            )
+        );
+        // Runners that record a test's exception get the copy as it is.
+        let built = build(
+            Runner::NodeTest,
+            &target("test/parse.js", "reads seconds"),
+            text,
+            &names(),
+        )
+        .unwrap();
+        assert!(
+            built
+                .perturbed
+                .unwrap()
+                .inserted
+                .contains("test('p1', (t) => {\n  t.equal(parse('10t'), 10000);")
+        );
     }
 }

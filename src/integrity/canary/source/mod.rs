@@ -12,7 +12,7 @@ mod perturb;
 mod python;
 mod rust;
 
-pub(crate) use perturb::{MAX_COPIES, Perturbations};
+pub(crate) use perturb::{MAX_COPIES, NoCopy, Perturbations};
 pub(crate) use python::moved_class;
 
 use tree_sitter::{Language, Node, Parser, Tree};
@@ -51,7 +51,7 @@ pub(crate) struct Built {
     /// Why no mutated-expected canary was built, when none was.
     pub no_mutation: Option<String>,
     /// The target's copies with an input literal perturbed, or why there are none.
-    pub perturbed: Result<Perturbations, String>,
+    pub perturbed: Result<Perturbations, NoCopy>,
 }
 
 /// Build a target's canaries from the text of its file. `moved_abs` is where the moved file

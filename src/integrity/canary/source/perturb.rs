@@ -19,6 +19,24 @@ use super::{descendants, text_of};
 /// Copies built per target; every one must be unaffected for the change to be refused.
 pub(crate) const MAX_COPIES: usize = 3;
 
+/// Why a target has no perturbed copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NoCopy {
+    /// The test has no input literal: there is nothing to perturb, the check is vacuous.
+    NoInput,
+    /// The copies could not be built, and why: the check cannot be judged.
+    NotBuilt(String),
+}
+
+impl std::fmt::Display for NoCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCopy::NoInput => f.write_str("no input literal of the call under test to perturb"),
+            NoCopy::NotBuilt(reason) => f.write_str(reason),
+        }
+    }
+}
+
 /// Writes a copy of the test: its new name and the edits (byte range, new text) in it.
 pub(super) type CopyOf<'a> = &'a dyn Fn(&str, Vec<(Range<usize>, String)>) -> String;
 
@@ -197,6 +215,23 @@ pub(super) fn neighbours(literal: &str) -> Vec<String> {
         "False" => return vec!["True".to_owned()],
         _ => {}
     }
+    if let Some((whole, fraction)) = literal.split_once('.')
+        && !whole.is_empty()
+        && !fraction.is_empty()
+        && whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        // A decimal float: its last digit moves by one.
+        let (head, last) = literal.split_at(literal.len() - 1);
+        let digit = last.bytes().next().map_or(0, |b| b - b'0');
+        let mut out = vec![format!("{head}{}", (digit + 1) % 10)];
+        if digit > 0 {
+            out.push(format!("{head}{}", digit - 1));
+        }
+        return out;
+    }
     if literal.starts_with(|c: char| c.is_ascii_digit()) {
         // Decimal integers, with a type suffix (`3u8`, `10n`); not floats, hex or `1_000`.
         let split = literal
@@ -314,7 +349,10 @@ pub(super) fn build(
     copy: CopyOf<'_>,
     span: Range<usize>,
     indent: &str,
-) -> Result<Perturbations, String> {
+) -> Result<Perturbations, NoCopy> {
+    if literals.is_empty() {
+        return Err(NoCopy::NoInput);
+    }
     let literals: Vec<(Range<usize>, String, Vec<String>)> = literals
         .iter()
         .map(|n| {
@@ -323,7 +361,18 @@ pub(super) fn build(
             (n.byte_range(), old, new)
         })
         .collect();
-    assemble(text, span, indent, copies(&literals, names, copy))
+    let copies = copies(&literals, names, copy);
+    if copies.is_empty() {
+        let unmoved: Vec<String> = literals
+            .iter()
+            .map(|(_, old, _)| format!("`{old}`"))
+            .collect();
+        return Err(NoCopy::NotBuilt(format!(
+            "no input literal has a neighbour efix can write ({})",
+            unmoved.join(", ")
+        )));
+    }
+    Ok(assemble(text, span, indent, copies))
 }
 
 /// Put `copies` (their texts) right after `end` in `text`, at `indent`, and say what each is.
@@ -332,16 +381,13 @@ fn assemble(
     span: Range<usize>,
     indent: &str,
     copies: Vec<(String, String, String)>,
-) -> Result<Perturbations, String> {
-    if copies.is_empty() {
-        return Err("no input literal of the call under test to perturb".to_owned());
-    }
+) -> Perturbations {
     let inserted: String = copies
         .iter()
         .map(|(_, copy, _)| format!("\n\n{indent}{copy}"))
         .collect();
     let end = span.end;
-    Ok(Perturbations {
+    Perturbations {
         with_copies: format!("{}{inserted}{}", &text[..end], &text[end..]),
         anchor: text[span].to_owned(),
         inserted,
@@ -349,7 +395,7 @@ fn assemble(
             .into_iter()
             .map(|(name, _, what)| (name, what))
             .collect(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -369,7 +415,9 @@ mod tests {
         assert_eq!(neighbours("0"), ["1"]);
         assert_eq!(neighbours("3u8"), ["4u8", "2u8"]);
         assert_eq!(neighbours("True"), ["False"]);
-        assert!(neighbours("2.5").is_empty());
+        assert_eq!(neighbours("2.5"), ["2.6", "2.4"]);
+        assert_eq!(neighbours("0.0"), ["0.1"]);
+        assert!(neighbours("1e5").is_empty());
         assert!(neighbours("r#\"a\"#").is_empty());
     }
 

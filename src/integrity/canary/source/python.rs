@@ -117,11 +117,11 @@ fn perturbations(
     expected: Option<Node<'_>>,
     names: &[String],
     indent: &str,
-) -> Result<perturb::Perturbations, String> {
+) -> Result<perturb::Perturbations, perturb::NoCopy> {
     let body = found
         .function
         .child_by_field_name("body")
-        .ok_or_else(|| "the test has no body".to_owned())?;
+        .ok_or_else(|| perturb::NoCopy::NotBuilt("the test has no body".to_owned()))?;
     let literal = |node: Node<'_>| {
         is_literal(&node)
             && !descendants(node)
@@ -445,7 +445,7 @@ mod tests {
             build(&target(&["test_y"]), text, &names())
                 .unwrap()
                 .perturbed,
-            Err("no input literal of the call under test to perturb".to_owned())
+            Err(perturb::NoCopy::NoInput)
         );
     }
 }

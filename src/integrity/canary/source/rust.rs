@@ -147,10 +147,10 @@ fn perturbations(
     copy: perturb::CopyOf<'_>,
     span: std::ops::Range<usize>,
     indent: &str,
-) -> Result<super::Perturbations, String> {
+) -> Result<super::Perturbations, super::NoCopy> {
     let body = function
         .child_by_field_name("body")
-        .ok_or_else(|| "the test has no body".to_owned())?;
+        .ok_or_else(|| super::NoCopy::NotBuilt("the test has no body".to_owned()))?;
     let literal = |node: Node<'_>| {
         matches!(
             node.kind(),
