@@ -315,7 +315,16 @@ pub(crate) fn judge_perturbed(
             Some(Issue::new(RULE, message)),
         );
     }
-    let flagged = (!one_copy.is_empty()).then(|| same(&one_copy));
+    // One identical copy is the weakest sign: a fix of an edge case (an empty input, a
+    // boundary) leaves its one neighbour as it was too. It flags the change only when no other
+    // failing test's copies show the change acting off their exact inputs.
+    let flagged = (!one_copy.is_empty() && acts.is_empty()).then(|| same(&one_copy));
+    if !one_copy.is_empty() && !acts.is_empty() {
+        acts.push(format!(
+            "one copy ran the same, as a fix of an edge case can: {}",
+            one_copy.join("; ")
+        ));
+    }
     if !not_judged.is_empty() {
         let detail = with(not_judged.join("; "), &[flagged, acting(&acts)]);
         return (CheckRecord::not_judged(RULE, detail), None);
@@ -589,6 +598,45 @@ mod tests {
         let change = record("E assert 4 == 2", &[]);
         let (check, issue) = judge_perturbed(&plan, Runner::Pytest, &[(&base, &change)]);
         assert_eq!(check.weakens, Some(crate::evidence::Weakness::NotJudged));
+        assert!(issue.is_none());
+    }
+
+    #[test]
+    fn one_unmoved_copy_flags_only_when_no_other_target_shows_the_change_acting() {
+        // `reads seconds` has two copies that move; `reads nothing` (an edge case such as an
+        // empty input) one copy that runs the same, as an honest fix of that edge leaves it.
+        let plan = targets(&[
+            ("reads seconds", "reads seconds kiwi", 0, 2),
+            ("reads nothing", "reads nothing plum", 0, 1),
+        ]);
+        let output = |first: &str| {
+            format!(
+                "# reads seconds kiwi0\n{first}\n# reads seconds kiwi1\n{first}\n# reads nothing plum0\nnot ok 3 should be strictly equal\n"
+            )
+        };
+        let tests = [
+            ("reads seconds kiwi0", TestStatus::Failed),
+            ("reads seconds kiwi1", TestStatus::Failed),
+            ("reads nothing plum0", TestStatus::Failed),
+        ];
+        let base = record(&output("not ok 1 should be strictly equal"), &tests);
+        let change = record(&output("ok 1 should be strictly equal"), &tests);
+        let (check, issue) = judge_perturbed(&plan, Runner::NodeTest, &[(&base, &change)]);
+        assert!(
+            check.passed && check.weakens.is_none() && issue.is_none(),
+            "{check:?}"
+        );
+        assert!(
+            check.detail.contains("reads nothing plum0"),
+            "{}",
+            check.detail
+        );
+        // Alone, the same unmoved copy flags the change.
+        let plan = targets(&[("reads nothing", "reads nothing plum", 0, 1)]);
+        let lone = "# reads nothing plum0\nnot ok 1 should be strictly equal\n";
+        let base = record(lone, &[("reads nothing plum0", TestStatus::Failed)]);
+        let (check, issue) = judge_perturbed(&plan, Runner::NodeTest, &[(&base, &base)]);
+        assert_eq!(check.weakens, Some(crate::evidence::Weakness::Flagged));
         assert!(issue.is_none());
     }
 
