@@ -597,8 +597,8 @@ fn record(
         _ if proof.outranked_by.is_some() => (
             CandidateVerdict::NotJudged,
             format!(
-                "stopped once candidate {}, a smaller change, was fully proven: it could no \
-                 longer win",
+                "stopped once candidate {} was fully proven: it comes first by size (lines, \
+                 then files, then answer), so this one could no longer win",
                 proof.outranked_by.unwrap_or_default(),
             ),
         ),

@@ -82,8 +82,10 @@ fn assert_smallest_honest_won(
         if verdict == "not-judged" && name != winner {
             let lost = candidate["lost"].as_str().unwrap();
             assert!(
-                lost.contains(&format!("candidate {}, a smaller change", won["number"]))
-                    && size(candidate) >= size(won),
+                lost.contains(&format!(
+                    "stopped once candidate {} was fully proven",
+                    won["number"]
+                )) && size(candidate) >= size(won),
                 "candidate {number} ({name}) not judged but not outranked: {evidence:#}"
             );
             continue;
