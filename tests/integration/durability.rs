@@ -306,7 +306,18 @@ fn restore_help_documents_its_exit_codes() {
 #[test]
 fn sigkill_while_candidates_are_proven_leaves_the_tree_alone_and_restore_removes_the_scratch() {
     let repo = python_repo(TEST_WORDS_PY);
-    let fixes = json!([fix_that_waits_in_prevent(), answer(real_fix_edits())]);
+    // The other candidate is the larger change, so the waiting one's proof is never stopped
+    // as outranked (the smallest fully proven candidate wins; a larger one cannot stop it).
+    let mut larger = real_fix_edits();
+    larger.push(edit(
+        "words.py",
+        "def word_count(text):\n",
+        &format!(
+            "def word_count(text):\n{}",
+            "    # Split on any run of whitespace.\n".repeat(12)
+        ),
+    ));
+    let fixes = json!([fix_that_waits_in_prevent(), answer(larger)]);
     let (_g, replay) = replay_file(
         &json!({"version": 1, "plan": {"hypothesis": "h", "focus_files": ["words.py"]}, "fix": fixes})
             .to_string(),
