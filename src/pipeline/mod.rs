@@ -28,6 +28,7 @@ mod confirm;
 mod ctx;
 pub mod demo;
 pub mod durable;
+mod estimate;
 mod fix;
 mod localize;
 mod options;

@@ -41,7 +41,7 @@ pub(crate) fn baseline(
         return Ok(true);
     };
     let budget = ctx.config.test.suite_budget;
-    let Some(estimate) = super::baseline::estimate_related(ctx, &argv, budget, number)? else {
+    let Some(estimate) = super::estimate::estimate_related(ctx, &argv, budget, number)? else {
         return stopped(ctx, round, record);
     };
     if let Some((estimate, over)) = estimate {
